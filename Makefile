@@ -1,0 +1,47 @@
+# minitorch: one entry point. `make book` reads the book, `make test` runs every check CI runs.
+PYTHON ?= python3.11
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: env book lab test test-fast check-sync nbtest pytest bench clean
+
+env: $(STAMP)
+
+$(STAMP): pyproject.toml
+	@command -v $(PYTHON) >/dev/null || { echo "need $(PYTHON) on PATH (or make PYTHON=python3 ...)"; exit 1; }
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e ".[dev,book]"
+	$(BIN)/python -m ipykernel install --sys-prefix --name python3 >/dev/null
+	touch $(STAMP)
+
+## The main job: execute every chapter and render the book to book/_build/html.
+book: env
+	$(BIN)/python book/build.py
+	@echo "The book is at file://$(CURDIR)/book/_build/html/index.html"
+
+## Open the chapters in JupyterLab.
+lab: env
+	$(BIN)/jupyter lab nbs
+
+## Everything CI runs: package matches notebooks, notebooks clean, notebook tests (with slow), pytest.
+test: env check-sync nbtest
+	NUMBA_ENABLE_CUDASIM=1 $(BIN)/python -m pytest tests --runslow
+
+## The same without slow tests (quicker while working).
+test-fast: env check-sync
+	NUMBA_ENABLE_CUDASIM=1 $(BIN)/nbdev_test
+	NUMBA_ENABLE_CUDASIM=1 $(BIN)/python -m pytest tests
+
+check-sync: env
+	$(BIN)/python .ci/check_sync.py
+
+nbtest: env
+	NUMBA_ENABLE_CUDASIM=1 $(BIN)/nbdev_test --flags slow
+
+bench: env
+	$(BIN)/python kernels/bench_cpu.py
+
+clean:
+	rm -rf book/_build book/_src
