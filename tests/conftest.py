@@ -32,8 +32,20 @@ def pytest_configure(config):
         config.addinivalue_line("markers", f"{mark}: graded task {mark[4:].replace('_', '.')}")
 
 
+def real_gpu() -> bool:
+    "True only on a machine with a CUDA GPU (the simulator does not count)."
+    from numba import config, cuda
+    return not config.ENABLE_CUDASIM and cuda.is_available()
+
+
 def pytest_collection_modifyitems(config, items):
     skip_slow = pytest.mark.skip(reason="slow: run with --runslow")
+    skip_gpu = pytest.mark.skip(reason="gpu: needs a real CUDA GPU")
+    gpu = None
     for item in items:
         if "slow" in item.keywords and not config.getoption("--runslow"):
             item.add_marker(skip_slow)
+        if "gpu" in item.keywords:
+            gpu = real_gpu() if gpu is None else gpu
+            if not gpu:
+                item.add_marker(skip_gpu)
