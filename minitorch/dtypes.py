@@ -8,7 +8,7 @@ __all__ = ['bool', 'uint8', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloa
            'from_numpy_dtype', 'finfo', 'iinfo', 'get_default_dtype', 'set_default_dtype', 'scalar_type',
            'promote_types', 'can_cast', 'result_type', 'compute_dtype']
 
-# %% ../nbs/03_dtypes.ipynb #577cb0c5
+# %% ../nbs/03_dtypes.ipynb #9c3c05dd
 import builtins
 import math
 from typing import Any
@@ -16,7 +16,7 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
-# %% ../nbs/03_dtypes.ipynb #9b308d87
+# %% ../nbs/03_dtypes.ipynb #106ac3af
 _BOOL, _INT, _FLOAT, _COMPLEX = 0, 1, 2, 3   # the categories, in promotion order
 _CATEGORY_NAMES = ("bool", "integer", "floating point", "complex")
 _BY_NAME: dict = {}
@@ -61,7 +61,7 @@ class dtype:
     def __copy__(self): return self
     def __deepcopy__(self, memo): return self
 
-# %% ../nbs/03_dtypes.ipynb #673ff79a
+# %% ../nbs/03_dtypes.ipynb #0764efd6
 bool = dtype("bool", 1, _BOOL, False, np.bool_)
 uint8 = dtype("uint8", 1, _INT, False, np.uint8)
 int8 = dtype("int8", 1, _INT, True, np.int8)
@@ -83,7 +83,7 @@ _ALL_DTYPES = (bool, uint8, int8, int16, int32, int64, float16, bfloat16, float3
 _TO_REAL = {complex32: float16, complex64: float32, complex128: float64}
 _TO_COMPLEX = {float16: complex32, bfloat16: complex64, float32: complex64, float64: complex128}
 
-# %% ../nbs/03_dtypes.ipynb #5ee488a9
+# %% ../nbs/03_dtypes.ipynb #6244ad22
 _FROM_NUMPY = {d.numpy_dtype: d for d in _ALL_DTYPES if d.numpy_dtype is not None}
 
 
@@ -96,7 +96,7 @@ def from_numpy_dtype(np_dtype: Any) -> dtype:
                         "int8, uint8, and bool.")
     return _FROM_NUMPY[nd]
 
-# %% ../nbs/03_dtypes.ipynb #b466e92d
+# %% ../nbs/03_dtypes.ipynb #6a031a3b
 _FLOAT_LAYOUT = {float16: (5, 10), bfloat16: (8, 7), float32: (8, 23), float64: (11, 52)}  # (e, p)
 
 
@@ -138,7 +138,7 @@ class iinfo:
     def __repr__(self) -> str:
         return f"iinfo(min={self.min:g}, max={self.max:g}, dtype={self.dtype})"
 
-# %% ../nbs/03_dtypes.ipynb #015fe746
+# %% ../nbs/03_dtypes.ipynb #fb5b9734
 _default_dtype = float32
 
 
@@ -171,62 +171,50 @@ def scalar_type(value: Any) -> dtype:
     if isinstance(value, (complex, np.complexfloating)): return _default_complex_dtype()
     raise TypeError(f"expected a Python scalar (bool, int, float or complex), got {type(value).__name__}")
 
-# %% ../nbs/03_dtypes.ipynb #6a494ce1
-def _join_ints(a: dtype, b: dtype) -> dtype:
-    "Smallest integer dtype holding every value of integer dtypes `a` and `b`."
-    if a.is_signed == b.is_signed:
-        return a if a.itemsize >= b.itemsize else b
-    s, u = (a, b) if a.is_signed else (b, a)
-    bits = min(max(s.bits, 2 * u.bits), 64)  # a signed type needs one more bit than the unsigned one
-    return {8: int8, 16: int16, 32: int32, 64: int64}[bits]
-
-
-def _join_floats(a: dtype, b: dtype) -> dtype:
-    "Smallest floating dtype holding float dtypes `a` and `b` (float16 and bfloat16 meet at float32)."
-    if a is b: return a
-    if {a, b} == {float16, bfloat16}: return float32
-    return a if a.itemsize >= b.itemsize else b
-
-# %% ../nbs/03_dtypes.ipynb #250547b1
+# %% ../nbs/03_dtypes.ipynb #809a58d9
 def promote_types(type1: dtype, type2: dtype) -> dtype:
     "The smallest dtype to which both `type1` and `type2` can be converted, like `torch.promote_types`."
     # BEGIN SOLUTION 3.1
-    a, b = (type1, type2) if type1._category >= type2._category else (type2, type1)  # a: higher
+    def join_floats(a: dtype, b: dtype) -> dtype:
+        if a is b: return a
+        if {a, b} == {float16, bfloat16}: return float32    # precision vs range: neither holds the other
+        return a if a.itemsize >= b.itemsize else b
+
+    a, b = (type1, type2) if type1._category >= type2._category else (type2, type1)  # a: higher category
     if a._category != b._category:
         if a.is_complex and b.is_floating_point:
-            return _join_floats(a.to_real(), b).to_complex()
+            return join_floats(a.to_real(), b).to_complex()
         return a
     if a._category == _BOOL: return bool
-    if a._category == _INT: return _join_ints(a, b)
-    if a._category == _FLOAT: return _join_floats(a, b)
-    return _join_floats(a.to_real(), b.to_real()).to_complex()
+    if a._category == _FLOAT: return join_floats(a, b)
+    if a._category == _COMPLEX: return join_floats(a.to_real(), b.to_real()).to_complex()
+    if a.is_signed == b.is_signed: return a if a.itemsize >= b.itemsize else b
+    signed, unsigned = (a, b) if a.is_signed else (b, a)
+    bits = min(max(signed.bits, 2 * unsigned.bits), 64)
+    return {8: int8, 16: int16, 32: int32, 64: int64}[bits]
     # END SOLUTION 3.1
 
-# %% ../nbs/03_dtypes.ipynb #d28c05bd
+# %% ../nbs/03_dtypes.ipynb #130af4e1
 _SHORT = {bool: "b", uint8: "u8", int8: "i8", int16: "i16", int32: "i32", int64: "i64", float16: "f16",
           bfloat16: "bf16", float32: "f32", float64: "f64", complex32: "c32", complex64: "c64",
           complex128: "c128"}
 
-# %% ../nbs/03_dtypes.ipynb #034715d5
+# %% ../nbs/03_dtypes.ipynb #d6de96bf
 def can_cast(from_: dtype, to: dtype) -> builtins.bool:
     "True unless casting `from_` to `to` lowers the category (e.g. float -> int), like `torch.can_cast`."
     return from_._category <= to._category
 
-# %% ../nbs/03_dtypes.ipynb #211bddb5
-def _combine(higher: dtype | None, lower: dtype | None) -> dtype | None:
-    "Combine the result of a higher-priority group with a lower one: the lower counts only if its category is higher."
-    if higher is None: return lower
-    if lower is None: return higher
-    if lower._category <= higher._category and higher._category != _BOOL:
-        return higher
-    if lower.is_complex and higher.is_floating_point:
-        return higher.to_complex()      # complex over float keeps the float's width
-    return promote_types(higher, lower)
-
-# %% ../nbs/03_dtypes.ipynb #b3b9373f
+# %% ../nbs/03_dtypes.ipynb #f9f49f13
 def result_type(*operands: Any) -> dtype:
     "Dtype of an op on `operands` (tensors: objects with .dtype/.ndim; Python scalars), like `torch.result_type`."
     # BEGIN SOLUTION 3.2
+    def combine(higher: dtype | None, lower: dtype | None) -> dtype | None:
+        if higher is None: return lower
+        if lower is None: return higher
+        if lower._category <= higher._category and higher._category != _BOOL: return higher
+        if lower.is_complex and higher.is_floating_point: return higher.to_complex()
+        return promote_types(higher, lower)
+
     if not operands: raise TypeError("result_type() needs at least one operand")
     groups = [None, None, None]   # dimensioned tensors, 0-d tensors, Python scalars
     for x in operands:
@@ -235,10 +223,10 @@ def result_type(*operands: Any) -> dtype:
         else:
             g, d = 2, scalar_type(x)
         groups[g] = d if groups[g] is None else promote_types(groups[g], d)
-    return _combine(groups[0], _combine(groups[1], groups[2]))
+    return combine(groups[0], combine(groups[1], groups[2]))
     # END SOLUTION 3.2
 
-# %% ../nbs/03_dtypes.ipynb #1c454f19
+# %% ../nbs/03_dtypes.ipynb #eeced2de
 def compute_dtype(d: dtype) -> dtype:
     "The dtype kernels compute in: float32 for float16/bfloat16, complex64 for complex32, else `d`."
     return {float16: float32, bfloat16: float32, complex32: complex64}.get(d, d)
