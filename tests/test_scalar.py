@@ -1,4 +1,4 @@
-"""Chapter 1: operators, central differences, `Scalar` autodiff, against PyTorch (float64) as the oracle."""
+"""Chapter 1: operators, central differences and `Scalar` autodiff, with PyTorch (float64) as oracle."""
 import math
 
 import pytest
@@ -7,8 +7,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from minitorch import scalar as ops
-from minitorch.scalar import (EQ, LT, Add, Context, Exp, Inv, Log, Mul, Neg, Pow, ReLU, Scalar, Sigmoid,
-                              backpropagate, central_difference, derivative_check, topological_sort)
+from minitorch.scalar import (EQ, LT, Add, Context, Exp, Inv, Log, Mul, Neg, Pow, ReLU, Scalar,
+                              Sigmoid, backpropagate, central_difference, derivative_check,
+                              topological_sort)
 
 fast = settings(max_examples=30, deadline=None)
 small = st.floats(-100.0, 100.0, allow_nan=False)
@@ -103,7 +104,8 @@ def test_sigmoid_matches_torch(x):
 @pytest.mark.task1_1
 @pytest.mark.parametrize("x", [-1e308, -1000.0, -745.0, -40.0, 0.0, 40.0, 1000.0, 1e308])
 def test_sigmoid_is_stable(x):
-    assert close(ops.sigmoid(x), torch.sigmoid(t(x)).item(), rel=1e-12, abs_=1e-300)  # no OverflowError
+    # no OverflowError, and the same value as torch
+    assert close(ops.sigmoid(x), torch.sigmoid(t(x)).item(), rel=1e-12, abs_=1e-300)
 
 
 @pytest.mark.task1_1
@@ -173,7 +175,8 @@ def test_central_difference_picks_the_argument(x, y, z):
 def test_central_difference_is_central_and_uses_epsilon():
     # exact for quadratics whatever the step: a one-sided difference would be off by epsilon
     assert central_difference(lambda a: a * a, 1.0, epsilon=0.5) == pytest.approx(2.0, abs=1e-12)
-    assert central_difference(lambda a: a * a * a, 0.0, epsilon=0.1) == pytest.approx(0.01, abs=1e-12)
+    cube = central_difference(lambda a: a * a * a, 0.0, epsilon=0.1)
+    assert cube == pytest.approx(0.01, abs=1e-12)
 
 
 # ---------------------------------------------------------------- Scalar forward values (given code)
@@ -341,8 +344,8 @@ def random_graph(data) -> tuple[Scalar, list[Scalar]]:
         a = data.draw(st.sampled_from(pool))
         b = data.draw(st.sampled_from(pool + [2.0]))
         op = data.draw(st.sampled_from(["add", "mul", "sub", "sig", "relu", "neg"]))
-        node = {"add": lambda: a + b, "mul": lambda: a * b, "sub": lambda: a - b, "sig": lambda: a.sigmoid(),
-                "relu": lambda: a.relu(), "neg": lambda: -a}[op]()
+        node = {"add": lambda: a + b, "mul": lambda: a * b, "sub": lambda: a - b,
+                "sig": lambda: a.sigmoid(), "relu": lambda: a.relu(), "neg": lambda: -a}[op]()
         pool.append(node)
     return pool[-1], leaves
 
@@ -371,7 +374,7 @@ def test_topological_sort_order(data):
     for n in order:
         for p in n.parents:
             if p.requires_grad:
-                assert position[n.unique_id] < position[p.unique_id], "every node comes before its parents"
+                assert position[n.unique_id] < position[p.unique_id], "node after a parent"
 
 
 @pytest.mark.task1_4
@@ -399,7 +402,8 @@ def test_topological_sort_long_chain():
 # ---------------------------------------------------------------- task 1.5: backpropagation
 
 @pytest.mark.task1_5
-@pytest.mark.parametrize("name,fn,tfn,values", UNARY + UNARY_TASK1, ids=[u[0] for u in UNARY + UNARY_TASK1])
+@pytest.mark.parametrize("name,fn,tfn,values", UNARY + UNARY_TASK1,
+                         ids=[u[0] for u in UNARY + UNARY_TASK1])
 @fast
 @given(data=st.data())
 def test_scalar_unary_backward_matches_torch(name, fn, tfn, values, data):
@@ -447,7 +451,7 @@ SMOOTH = [c for c in COMPOSITE if c[0] in ("poly", "log_exp", "division", "power
 
 
 @pytest.mark.task1_5
-@pytest.mark.parametrize("name,fn", SMOOTH, ids=[c[0] for c in SMOOTH])  # no kinks: central differences agree
+@pytest.mark.parametrize("name,fn", SMOOTH, ids=[c[0] for c in SMOOTH])  # no kinks
 @fast
 @given(moderate, moderate)
 def test_derivative_check_passes(name, fn, x0, y0):
