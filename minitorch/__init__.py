@@ -5,5 +5,49 @@
 # %% auto #0
 __all__ = []
 
-# %% ../nbs/99_api.ipynb #3fa04f24
+# %% ../nbs/99_api.ipynb #f701a7a3
 __version__ = "0.1.0"
+
+# %% ../nbs/99_api.ipynb #63d13ff3
+from minitorch.dtypes import (
+    bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64, complex32,
+    complex64, complex128, half, float, double, chalf, cfloat, cdouble, dtype, finfo, iinfo,
+    get_default_dtype, set_default_dtype, promote_types, can_cast, result_type,
+)
+from minitorch.tensors import (
+    default_generator, device, Size, Tensor, tensor, as_tensor, from_numpy, is_tensor,
+    is_floating_point, is_complex, numel, full, zeros, ones, empty, zeros_like, ones_like,
+    empty_like, full_like, arange, linspace, logspace, eye, Generator, manual_seed, seed,
+    initial_seed, get_rng_state, set_rng_state, rand, randn, randint, randperm, rand_like,
+    randn_like, randint_like, set_printoptions,
+)
+from minitorch.autograd import (
+    is_grad_enabled, is_inference_mode_enabled, no_grad, enable_grad, set_grad_enabled,
+    inference_mode,
+)
+from minitorch.ops import (
+    multiply, subtract, divide, neg, abs, exp, exp2, log, log2, log10, log1p, expm1, sqrt, rsqrt,
+    sin, cos, tan, tanh, sinh, cosh, asin, acos, atan, asinh, acosh, atanh, sigmoid, relu,
+    reciprocal, square, erf, sign, floor, ceil, trunc, negative, absolute, arcsin, arccos, arctan,
+    arcsinh, arccosh, arctanh, fix, greater, greater_equal, less, less_equal, not_equal, clip,
+    arctan2, add, sub, rsub, mul, div, floor_divide, remainder, fmod, pow, maximum, minimum,
+    true_divide, round, sgn, positive, eq, ne, lt, le, gt, ge, logical_and, logical_or, logical_xor,
+    logical_not, bitwise_and, bitwise_or, bitwise_xor, bitwise_not, isnan, isinf, isfinite,
+    isposinf, isneginf, signbit, isclose, allclose, equal, where, clamp, clamp_min, clamp_max,
+    atan2, clone, conj, real, imag,
+)
+from minitorch.reductions import (
+    vdot, ger, sum, mean, prod, var, std, var_mean, std_mean, return_types, max, min, amax, amin,
+    aminmax, argmax, argmin, any, all, count_nonzero, logsumexp, softmax, log_softmax, cumsum,
+    cumprod, mm, bmm, dot, mv, outer, matmul,
+)
+from minitorch.views import (
+    swapaxes, swapdims, moveaxis, concat, concatenate, reshape, permute, transpose, t, broadcast_to,
+    broadcast_tensors, squeeze, unsqueeze, flatten, ravel, unflatten, movedim, select, narrow,
+    diagonal, split, chunk, tensor_split, unbind, cat, stack, hstack, vstack, flip, fliplr, flipud,
+    roll, tile, repeat_interleave, tril, triu, diag, diagonal_copy, diag_embed, trace, gather,
+    scatter, scatter_add, index_select, masked_fill, masked_select, nonzero, argwhere, index_put,
+)
+
+# %% ../nbs/99_api.ipynb #fe520182
+from . import autograd, backends, cuda, datasets, scalar
