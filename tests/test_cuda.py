@@ -367,3 +367,66 @@ def test_backend_primitives_and_device_mixing():
 def test_backend_is_registered_for_cuda():
     backends = pytest.importorskip("minitorch.backends")
     assert isinstance(backends.get_backend("cuda"), cb.CudaBackend)
+
+
+# ---------------------------------------------------------------- end to end: Tensor on device='cuda'
+
+def _mt():
+    mt = pytest.importorskip("minitorch")
+    if not hasattr(mt, "tensor") or not hasattr(mt, "autograd"):
+        pytest.skip("the Tensor is not exported yet")
+    return mt
+
+
+E2E = [
+    ("unary", lambda m, x, y: (x.exp() + x.sin() * x.sigmoid()).relu()),
+    ("binary broadcast", lambda m, x, y: x * y[0] - y[:1] / (x.abs() + 1)),
+    ("comparison where", lambda m, x, y: m.where(x > 0, x, y[0] * 2)),
+    ("reductions", lambda m, x, y: x.sum(0) + x.amax(1).sum() + x.mean()),
+    ("argmax", lambda m, x, y: x.argmax(1)),
+    ("matmul", lambda m, x, y: x @ y.T),
+    ("softmax", lambda m, x, y: x.softmax(-1) + x.log_softmax(0)),
+    ("views", lambda m, x, y: x.T.contiguous().reshape(-1)[::6] + x.permute(1, 0)[2]),
+    ("cast half", lambda m, x, y: (x.half() * 3).float()),
+    ("cast bfloat16", lambda m, x, y: (x.bfloat16() + 1).sum(1).float()),
+]
+
+
+@pytest.mark.parametrize("name,fn", E2E, ids=[e[0] for e in E2E])
+def test_tensor_ops_match_on_cpu_and_cuda(name, fn):
+    mt = _mt()
+    xs, ys = rng.standard_normal((4, 6)).astype(np.float32), rng.standard_normal((3, 6)).astype(np.float32)
+    cpu = fn(mt, mt.tensor(xs), mt.tensor(ys))
+    gpu = fn(mt, mt.tensor(xs, device="cuda"), mt.tensor(ys).cuda())
+    assert gpu.device.type == "cuda" and gpu.dtype == cpu.dtype and tuple(gpu.shape) == tuple(cpu.shape)
+    np.testing.assert_allclose(gpu.cpu().numpy().astype(np.float64), cpu.numpy().astype(np.float64),
+                               rtol=1e-5, atol=1e-5)
+
+
+def test_tensor_backward_on_cuda_matches_torch():
+    mt = _mt()
+    xs, ws = rng.standard_normal((5, 3)).astype(np.float32), rng.standard_normal((3, 4)).astype(np.float32)
+    x = mt.tensor(xs, device="cuda", requires_grad=True)
+    w = mt.tensor(ws).to("cuda").requires_grad_()
+    loss = (x @ w).tanh().log_softmax(1).sum()
+    loss.backward()
+    tx, tw = torch.tensor(xs, requires_grad=True), torch.tensor(ws, requires_grad=True)
+    (tx @ tw).tanh().log_softmax(1).sum().backward()
+    assert x.grad.device.type == "cuda"
+    np.testing.assert_allclose(loss.item(), ((torch.tensor(xs) @ torch.tensor(ws)).tanh().log_softmax(1).sum()).item(),
+                               rtol=1e-5)
+    np.testing.assert_allclose(x.grad.cpu().numpy(), tx.grad.numpy(), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(w.grad.cpu().numpy(), tw.grad.numpy(), rtol=1e-4, atol=1e-5)
+
+
+def test_tensor_device_moves_and_mixing_error():
+    mt = _mt()
+    x = mt.tensor([[1.0, 2.0], [3.0, 4.0]])
+    g = x.to("cuda")
+    assert g.is_cuda and g.cuda() is g and g.cpu().device.type == "cpu"
+    assert g.sum().item() == 10.0 and g.tolist() == [[1.0, 2.0], [3.0, 4.0]]
+    with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device, but found at least two "
+                                           "devices"):
+        g + x
+    with pytest.raises(TypeError, match="Use Tensor.cpu"):
+        g.numpy()
