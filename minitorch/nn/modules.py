@@ -696,7 +696,7 @@ class ModuleDict(Module):
         "Add every (key, module) of `modules`."
         for k, m in (modules.items() if isinstance(modules, Mapping) else modules): self[k] = m
 
-# %% ../../nbs/11_nn_layers.ipynb #a5cc9218
+# %% ../../nbs/11_nn_layers.ipynb #e90c3e64
 import math
 from . import functional as F
 from . import init
@@ -787,7 +787,7 @@ class Conv2d(_ConvNd):
     def forward(self, input: Tensor) -> Tensor:
         return F.conv2d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
 
-# %% ../../nbs/11_nn_layers.ipynb #fc781488
+# %% ../../nbs/11_nn_layers.ipynb #95400f3a
 class MaxPool2d(Module):
     "Max over `kernel_size` windows."
     def __init__(self, kernel_size: int | tuple, stride: int | tuple | None = None, padding: int | tuple = 0,
@@ -866,7 +866,7 @@ class Embedding(Module):
         rows, cols = embeddings.shape
         return cls(rows, cols, padding_idx, _weight=embeddings, _freeze=freeze, **kwargs)
 
-# %% ../../nbs/11_nn_layers.ipynb #668b09ac
+# %% ../../nbs/11_nn_layers.ipynb #b513b764
 class LayerNorm(Module):
     "Normalise over the trailing `normalized_shape` dims; learnable `weight` (ones) and `bias` (zeros)."
     def __init__(self, normalized_shape: int | Sequence[int], eps: float = 1e-5, elementwise_affine: bool = True,
@@ -886,16 +886,17 @@ class LayerNorm(Module):
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
 
     def extra_repr(self) -> str:
-        return (f'{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}' +
-                (f', bias={self.bias is not None}' if self.elementwise_affine else ''))
+        return (f'{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}, '
+                f'bias={self.bias is not None}')
 
 class _BatchNorm(Module):
     "BatchNorm over channel dim 1, with running statistics (buffers) used in eval mode."
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
-                 track_running_stats: bool = True, device: Any = None, dtype: Any = None, bias: bool = True) -> None:
+                 track_running_stats: bool = True, device: Any = None, dtype: Any = None, *,
+                 bias: bool = True) -> None:
         super().__init__()
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
-        self.affine, self.track_running_stats, self._bias = affine, track_running_stats, bias
+        self.affine, self.track_running_stats = affine, track_running_stats
         if affine:
             self.weight = Parameter(minitorch.ones((num_features,), device=device, dtype=dtype))
             if bias: self.bias = Parameter(minitorch.zeros((num_features,), device=device, dtype=dtype))
@@ -933,7 +934,7 @@ class _BatchNorm(Module):
 
     def extra_repr(self) -> str:
         return (f'{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, '
-                f'bias={self._bias}, track_running_stats={self.track_running_stats}')
+                f'bias={self.bias is not None}, track_running_stats={self.track_running_stats}')
 
 class BatchNorm1d(_BatchNorm):
     "BatchNorm over `(N, C)` or `(N, C, L)`."
@@ -954,7 +955,7 @@ class Dropout(Module):
     def forward(self, input: Tensor) -> Tensor: return F.dropout(input, self.p, self.training, self.inplace)
     def extra_repr(self) -> str: return f'p={self.p}, inplace={self.inplace}'
 
-# %% ../../nbs/11_nn_layers.ipynb #04dd3820
+# %% ../../nbs/11_nn_layers.ipynb #18339595
 class ReLU(Module):
     "$\\max(x, 0)$."
     def __init__(self, inplace: bool = False) -> None:
@@ -999,7 +1000,7 @@ class Flatten(Module):
     def forward(self, input: Tensor) -> Tensor: return input.flatten(self.start_dim, self.end_dim)
     def extra_repr(self) -> str: return f'start_dim={self.start_dim}, end_dim={self.end_dim}'
 
-# %% ../../nbs/11_nn_layers.ipynb #e8ec5473
+# %% ../../nbs/11_nn_layers.ipynb #eb611217
 class _Loss(Module):
     "Base of the loss modules: holds `reduction`."
     def __init__(self, size_average: bool | None = None, reduce: bool | None = None, reduction: str = 'mean') -> None:

@@ -1,0 +1,473 @@
+"""Layers, functional ops, losses and init against PyTorch: forward values and parameter gradients with copied
+weights, in float32 and float64, over small hypothesis-drawn shapes."""
+import math
+import warnings
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, settings, strategies as st
+
+import minitorch
+import minitorch.nn as nn
+import minitorch.nn.functional as F
+
+tF = torch.nn.functional
+DTYPES = [(minitorch.float32, torch.float32, 1e-4), (minitorch.float64, torch.float64, 1e-9)]
+SETTINGS = dict(max_examples=25, deadline=None)
+
+
+def mt(t, requires_grad=False):
+    "A torch tensor as a minitorch tensor (same dtype)."
+    return minitorch.tensor(t.detach().numpy(), requires_grad=requires_grad)
+
+
+def close(a, b, tol):
+    a = a.detach().numpy() if hasattr(a, 'detach') else np.asarray(a)
+    return np.allclose(a, b.detach().numpy(), atol=tol, rtol=tol, equal_nan=True)
+
+
+def check_module(ours, theirs, *inputs, tol=1e-5, grad=True):
+    "Copy torch's state into ours, compare forward, input gradients and parameter gradients, and the repr."
+    ours.load_state_dict({k: mt(v) for k, v in theirs.state_dict().items()})
+    tin = [x.clone().requires_grad_(grad and x.is_floating_point()) for x in inputs]
+    oin = [mt(x, requires_grad=grad and x.is_floating_point()) for x in inputs]
+    tout, out = theirs(*tin), ours(*oin)
+    assert tuple(out.shape) == tuple(tout.shape)
+    assert close(out, tout, tol), (out, tout)
+    if grad:
+        g = torch.randn_like(tout)
+        tout.backward(g)
+        out.backward(mt(g))
+        for x, tx in zip(oin, tin):
+            if tx.requires_grad:
+                assert close(x.grad, tx.grad, tol)
+        tp = dict(theirs.named_parameters())
+        for name, p in ours.named_parameters():
+            assert close(p.grad, tp[name].grad, tol), name
+    assert repr(ours) == repr(theirs)
+    return out
+
+
+# --- Linear ------------------------------------------------------------------------------------------------
+
+@pytest.mark.task11_1
+@settings(**SETTINGS)
+@given(n=st.integers(1, 5), fin=st.integers(1, 6), fout=st.integers(1, 6), bias=st.booleans(),
+       lead=st.sampled_from([(), (2,), (2, 3)]), dt=st.sampled_from(DTYPES))
+def test_linear_forward_and_grads(n, fin, fout, bias, lead, dt):
+    md, td, tol = dt
+    theirs = torch.nn.Linear(fin, fout, bias=bias, dtype=td)
+    ours = nn.Linear(fin, fout, bias=bias, dtype=md)
+    check_module(ours, theirs, torch.randn(*lead, n, fin, dtype=td), tol=tol)
+
+
+@pytest.mark.task11_1
+def test_linear_functional_and_defaults():
+    x, w, b = torch.randn(4, 3), torch.randn(2, 3), torch.randn(2)
+    assert close(F.linear(mt(x), mt(w), mt(b)), tF.linear(x, w, b), 1e-5)
+    assert close(F.linear(mt(x), mt(w)), tF.linear(x, w), 1e-5)
+    lin = nn.Linear(400, 30)
+    bound = 1 / math.sqrt(400)
+    assert abs(lin.weight.detach().numpy()).max() <= bound and abs(lin.bias.detach().numpy()).max() <= bound
+    assert abs(lin.weight.detach().numpy()).max() > 0.9 * bound
+    assert lin.weight.dtype == minitorch.float32 and tuple(lin.weight.shape) == (30, 400)
+    assert repr(nn.Linear(2, 3, bias=False)) == 'Linear(in_features=2, out_features=3, bias=False)'
+
+
+# --- Convolution --------------------------------------------------------------------------------------------
+
+conv_cfg = st.fixed_dictionaries(dict(
+    k=st.tuples(st.integers(1, 3), st.integers(1, 3)), stride=st.tuples(st.integers(1, 2), st.integers(1, 2)),
+    padding=st.tuples(st.integers(0, 2), st.integers(0, 2)), dilation=st.tuples(st.integers(1, 2), st.integers(1, 2)),
+    groups=st.sampled_from([1, 2]), bias=st.booleans()))
+
+
+@pytest.mark.task11_2
+@settings(**SETTINGS)
+@given(cfg=conv_cfg, n=st.integers(1, 2), cg=st.integers(1, 2), og=st.integers(1, 2),
+       hw=st.tuples(st.integers(5, 7), st.integers(5, 7)), dt=st.sampled_from(DTYPES))
+def test_conv2d_forward_and_grads(cfg, n, cg, og, hw, dt):
+    md, td, tol = dt
+    g = cfg['groups']
+    kw = dict(stride=cfg['stride'], padding=cfg['padding'], dilation=cfg['dilation'], groups=g, bias=cfg['bias'])
+    theirs = torch.nn.Conv2d(cg * g, og * g, cfg['k'], dtype=td, **kw)
+    ours = nn.Conv2d(cg * g, og * g, cfg['k'], dtype=md, **kw)
+    check_module(ours, theirs, torch.randn(n, cg * g, *hw, dtype=td), tol=tol)
+
+
+@pytest.mark.task11_2
+def test_conv2d_functional_variants():
+    x = torch.randn(2, 4, 6, 5, dtype=torch.float64)
+    w = torch.randn(6, 4, 3, 2, dtype=torch.float64)
+    for kw in [dict(padding='same', dilation=2), dict(padding='valid'), dict(stride=(2, 1), padding=(1, 0))]:
+        assert close(F.conv2d(mt(x), mt(w), **kw), tF.conv2d(x, w, **kw), 1e-10)
+    assert close(F.conv2d(mt(x[0]), mt(w)), tF.conv2d(x[0], w), 1e-10)        # unbatched
+    with pytest.raises(RuntimeError, match='to have 3 channels, but got 4 channels instead'):
+        F.conv2d(mt(x), minitorch.zeros(6, 3, 3, 3, dtype=minitorch.float64))
+    with pytest.raises(ValueError, match='strided'):
+        nn.Conv2d(2, 2, 3, stride=2, padding='same')
+
+
+def test_conv2d_complex_weights():
+    x = torch.randn(1, 2, 5, 5, dtype=torch.complex128)
+    w = torch.randn(3, 2, 3, 3, dtype=torch.complex128)
+    assert close(F.conv2d(mt(x), mt(w), padding=1), tF.conv2d(x, w, padding=1), 1e-10)
+
+
+@settings(**SETTINGS)
+@given(k=st.integers(1, 3), stride=st.integers(1, 2), padding=st.integers(0, 1), dilation=st.integers(1, 2),
+       groups=st.sampled_from([1, 2]), length=st.integers(5, 8), dt=st.sampled_from(DTYPES))
+def test_conv1d_forward_and_grads(k, stride, padding, dilation, groups, length, dt):
+    md, td, tol = dt
+    kw = dict(stride=stride, padding=padding, dilation=dilation, groups=groups)
+    check_module(nn.Conv1d(2, 4, k, dtype=md, **kw), torch.nn.Conv1d(2, 4, k, dtype=td, **kw),
+                 torch.randn(2, 2, length, dtype=td), tol=tol)
+
+
+@settings(**SETTINGS)
+@given(k=st.tuples(st.integers(1, 3), st.integers(1, 3)), stride=st.integers(1, 2), padding=st.integers(0, 1),
+       dilation=st.integers(1, 2))
+def test_unfold_matches_torch(k, stride, padding, dilation):
+    x = torch.randn(2, 3, 6, 5, dtype=torch.float64)
+    kw = dict(kernel_size=k, stride=stride, padding=padding, dilation=dilation)
+    assert close(F.unfold(mt(x), **kw), tF.unfold(x, **kw), 1e-12)
+
+
+def test_pad():
+    x = torch.randn(2, 3, 4)
+    for p in [(1, 2), (0, 1, 2, 0), (1, 1, 1, 1, 1, 1)]:
+        assert close(F.pad(mt(x), p), tF.pad(x, p), 0)
+    assert close(F.pad(mt(x), (1, 1), value=3.0), tF.pad(x, (1, 1), value=3.0), 0)
+
+
+# --- Pooling ------------------------------------------------------------------------------------------------
+
+@settings(**SETTINGS)
+@given(k=st.integers(1, 3), stride=st.sampled_from([None, 1, 2]), padding=st.integers(0, 1),
+       ceil_mode=st.booleans(), count_include_pad=st.booleans(), hw=st.tuples(st.integers(4, 7), st.integers(4, 7)),
+       dt=st.sampled_from(DTYPES))
+def test_pooling_forward_and_grads(k, stride, padding, ceil_mode, count_include_pad, hw, dt):
+    md, td, tol = dt
+    padding = min(padding, k // 2)
+    x = torch.randn(2, 3, *hw, dtype=td)
+    check_module(nn.MaxPool2d(k, stride, padding, ceil_mode=ceil_mode),
+                 torch.nn.MaxPool2d(k, stride, padding, ceil_mode=ceil_mode), x, tol=tol)
+    check_module(nn.AvgPool2d(k, stride, padding, ceil_mode=ceil_mode, count_include_pad=count_include_pad),
+                 torch.nn.AvgPool2d(k, stride, padding, ceil_mode=ceil_mode, count_include_pad=count_include_pad),
+                 x, tol=tol)
+
+
+def test_pooling_errors_and_dilation():
+    x = torch.randn(1, 2, 7, 7)
+    assert close(F.max_pool2d(mt(x), 3, 1, 1, dilation=2), tF.max_pool2d(x, 3, 1, 1, dilation=2), 1e-6)
+    assert close(F.avg_pool2d(mt(x), 2, divisor_override=3), tF.avg_pool2d(x, 2, divisor_override=3), 1e-6)
+    with pytest.raises(RuntimeError, match='pad should be at most half of effective kernel size'):
+        F.max_pool2d(mt(x), 2, padding=2)
+
+
+# --- Embedding, normalisation, dropout, activations ------------------------------------------------------------
+
+@settings(**SETTINGS)
+@given(num=st.integers(2, 6), dim=st.integers(1, 4), shape=st.sampled_from([(3,), (2, 3)]),
+       padding_idx=st.sampled_from([None, 0, -1]), dt=st.sampled_from(DTYPES))
+def test_embedding(num, dim, shape, padding_idx, dt):
+    md, td, tol = dt
+    idx = torch.randint(0, num, shape)
+    idx.view(-1)[0] = num - 1
+    ours = nn.Embedding(num, dim, padding_idx=padding_idx, dtype=md)
+    theirs = torch.nn.Embedding(num, dim, padding_idx=padding_idx, dtype=td)
+    check_module(ours, theirs, idx, tol=tol)
+    if padding_idx is not None:
+        assert np.all(nn.Embedding(num, dim, padding_idx=padding_idx).weight[padding_idx].detach().numpy() == 0)
+
+
+@settings(**SETTINGS)
+@given(shape=st.sampled_from([(3, 4), (2, 3, 4), (2, 2, 3, 4)]), affine=st.booleans(), bias=st.booleans(),
+       dt=st.sampled_from(DTYPES))
+def test_layer_norm(shape, affine, bias, dt):
+    md, td, tol = dt
+    for ns in [shape[-1:], shape[-2:]]:
+        check_module(nn.LayerNorm(ns, elementwise_affine=affine, bias=bias, dtype=md),
+                     torch.nn.LayerNorm(ns, elementwise_affine=affine, bias=bias, dtype=td),
+                     torch.randn(*shape, dtype=td), tol=tol)
+
+
+@pytest.mark.parametrize('dt', DTYPES)
+@pytest.mark.parametrize('momentum', [0.1, None])
+def test_batch_norm_running_stats_and_eval(dt, momentum):
+    md, td, tol = dt
+    for ours, theirs, shape in [(nn.BatchNorm1d(3, momentum=momentum, dtype=md),
+                                 torch.nn.BatchNorm1d(3, momentum=momentum, dtype=td), (5, 3)),
+                                (nn.BatchNorm1d(3, momentum=momentum, dtype=md),
+                                 torch.nn.BatchNorm1d(3, momentum=momentum, dtype=td), (4, 3, 2)),
+                                (nn.BatchNorm2d(3, momentum=momentum, dtype=md),
+                                 torch.nn.BatchNorm2d(3, momentum=momentum, dtype=td), (2, 3, 2, 3))]:
+        for _ in range(3):
+            check_module(ours, theirs, torch.randn(*shape, dtype=td), tol=tol)
+            for (n, b), (tn, tb) in zip(ours.named_buffers(), theirs.named_buffers()):
+                assert n == tn and close(b, tb, tol)
+        ours.eval(); theirs.eval()
+        check_module(ours, theirs, torch.randn(*shape, dtype=td), tol=tol)
+    with pytest.raises(ValueError, match='expected 4D input'):
+        nn.BatchNorm2d(3)(minitorch.zeros(2, 3))
+    with pytest.raises(ValueError, match='Expected more than 1 value per channel when training'):
+        nn.BatchNorm1d(3)(minitorch.zeros(1, 3))
+
+
+def test_batch_norm_without_running_stats():
+    ours, theirs = nn.BatchNorm1d(2, track_running_stats=False), torch.nn.BatchNorm1d(2, track_running_stats=False)
+    ours.eval(); theirs.eval()
+    check_module(ours, theirs, torch.randn(4, 2), tol=1e-5)
+    assert list(ours.state_dict()) == list(theirs.state_dict())
+
+
+def test_dropout():
+    x = minitorch.ones(2000)
+    d = nn.Dropout(0.3)
+    out = d(x).numpy()
+    assert np.all(np.isclose(out, 0) | np.isclose(out, 1 / 0.7))
+    assert 0.25 < (out == 0).mean() < 0.35
+    d.eval()
+    assert np.array_equal(d(x).numpy(), np.ones(2000))
+    assert np.array_equal(F.dropout(x, 1.0).numpy(), np.zeros(2000))
+    with pytest.raises(ValueError, match='dropout probability has to be between 0 and 1, but got 1.5'):
+        nn.Dropout(1.5)
+    assert repr(nn.Dropout()) == repr(torch.nn.Dropout())
+
+
+ACTIVATIONS = [
+    (lambda: nn.ReLU(), lambda: torch.nn.ReLU()), (lambda: nn.GELU(), lambda: torch.nn.GELU()),
+    (lambda: nn.GELU('tanh'), lambda: torch.nn.GELU('tanh')), (lambda: nn.SiLU(), lambda: torch.nn.SiLU()),
+    (lambda: nn.Tanh(), lambda: torch.nn.Tanh()), (lambda: nn.Sigmoid(), lambda: torch.nn.Sigmoid()),
+    (lambda: nn.Softmax(dim=1), lambda: torch.nn.Softmax(dim=1)),
+    (lambda: nn.LogSoftmax(dim=-1), lambda: torch.nn.LogSoftmax(dim=-1)),
+    (lambda: nn.Flatten(), lambda: torch.nn.Flatten()), (lambda: nn.Flatten(0, 1), lambda: torch.nn.Flatten(0, 1)),
+    (lambda: nn.Identity(3, x=1), lambda: torch.nn.Identity(3, x=1)),
+]
+
+
+@pytest.mark.parametrize('make', ACTIVATIONS)
+@pytest.mark.parametrize('dt', DTYPES)
+def test_activations(make, dt):
+    md, td, tol = dt
+    check_module(make[0]().to(md), make[1]().to(td), torch.randn(3, 4, 2, dtype=td) * 3, tol=tol)
+
+
+def test_functional_activations():
+    x = torch.randn(40, dtype=torch.float64) * 4
+    for ours, theirs in [(F.softplus, tF.softplus), (F.logsigmoid, tF.logsigmoid), (F.leaky_relu, tF.leaky_relu),
+                         (lambda t: F.softplus(t, beta=2, threshold=3), lambda t: tF.softplus(t, beta=2, threshold=3))]:
+        assert close(ours(mt(x)), theirs(x), 1e-12)
+    with pytest.warns(UserWarning, match='Implicit dimension'):
+        F.softmax(mt(x.reshape(4, 10)))
+
+
+# --- Losses -------------------------------------------------------------------------------------------------
+
+@pytest.mark.task11_3
+@settings(**SETTINGS)
+@given(n=st.integers(1, 5), c=st.integers(2, 5), extra=st.sampled_from([(), (3,), (2, 2)]),
+       use_weight=st.booleans(), reduction=st.sampled_from(['mean', 'sum', 'none']),
+       smoothing=st.sampled_from([0.0, 0.1, 0.5]), ignore=st.booleans(), dt=st.sampled_from(DTYPES))
+def test_cross_entropy_class_indices(n, c, extra, use_weight, reduction, smoothing, ignore, dt):
+    md, td, tol = dt
+    x = torch.randn(n, c, *extra, dtype=td)
+    t = torch.randint(0, c, (n, *extra))
+    if ignore:
+        t.view(-1)[0] = -100
+    w = torch.rand(c, dtype=td) + 0.1 if use_weight else None
+    kw = dict(reduction=reduction, label_smoothing=smoothing)
+    theirs = torch.nn.CrossEntropyLoss(weight=w, **kw)
+    ours = nn.CrossEntropyLoss(weight=None if w is None else mt(w), **kw)
+    xt, xo = x.clone().requires_grad_(), mt(x, requires_grad=True)
+    tl, ol = theirs(xt, t), ours(xo, mt(t))
+    assert close(ol, tl, tol)
+    g = torch.randn_like(tl)
+    tl.backward(g)
+    ol.backward(mt(g))
+    assert close(xo.grad, xt.grad, tol)
+
+
+@pytest.mark.task11_3
+@settings(**SETTINGS)
+@given(n=st.integers(1, 4), c=st.integers(2, 5), use_weight=st.booleans(), smoothing=st.sampled_from([0.0, 0.2]),
+       reduction=st.sampled_from(['mean', 'sum', 'none']), dt=st.sampled_from(DTYPES))
+def test_cross_entropy_probabilities(n, c, use_weight, smoothing, reduction, dt):
+    md, td, tol = dt
+    x = torch.randn(n, c, dtype=td)
+    p = torch.softmax(torch.randn(n, c, dtype=td), 1)
+    w = torch.rand(c, dtype=td) if use_weight else None
+    xt, xo = x.clone().requires_grad_(), mt(x, requires_grad=True)
+    tl = tF.cross_entropy(xt, p, weight=w, label_smoothing=smoothing, reduction=reduction)
+    ol = F.cross_entropy(xo, mt(p), weight=None if w is None else mt(w), label_smoothing=smoothing,
+                         reduction=reduction)
+    assert close(ol, tl, tol)
+    tl.sum().backward()
+    ol.sum().backward()
+    assert close(xo.grad, xt.grad, tol)
+
+
+@pytest.mark.task11_3
+def test_cross_entropy_edge_cases():
+    x = torch.randn(4, 3)
+    t = torch.tensor([0, 2, 1, 2])
+    assert close(F.cross_entropy(mt(x[0]), mt(t[0])), tF.cross_entropy(x[0], t[0]), 1e-6)   # unbatched
+    all_ignored = torch.full((4,), -100)
+    assert close(F.cross_entropy(mt(x), mt(all_ignored)), tF.cross_entropy(x, all_ignored), 1e-6)  # nan
+    assert close(F.cross_entropy(mt(x), mt(t), ignore_index=2), tF.cross_entropy(x, t, ignore_index=2), 1e-6)
+    with pytest.raises(IndexError, match='Target 3 is out of bounds.'):
+        F.cross_entropy(mt(x), mt(torch.tensor([0, 3, 1, 2])))
+    with pytest.raises(ValueError, match=r'Expected input batch_size \(4\) to match target batch_size \(3\)'):
+        F.cross_entropy(mt(x), mt(t[:3]))
+
+
+@settings(**SETTINGS)
+@given(n=st.integers(1, 5), c=st.integers(2, 4), use_weight=st.booleans(),
+       reduction=st.sampled_from(['mean', 'sum', 'none']), dt=st.sampled_from(DTYPES))
+def test_nll_loss(n, c, use_weight, reduction, dt):
+    md, td, tol = dt
+    x = torch.randn(n, c, dtype=td).log_softmax(1)
+    t = torch.randint(0, c, (n,))
+    w = torch.rand(c, dtype=td) if use_weight else None
+    assert close(F.nll_loss(mt(x), mt(t), None if w is None else mt(w), reduction=reduction),
+                 tF.nll_loss(x, t, w, reduction=reduction), tol)
+    assert repr(nn.NLLLoss()) == 'NLLLoss()'
+
+
+@settings(**SETTINGS)
+@given(shape=st.sampled_from([(3,), (2, 3), (2, 2, 2)]), reduction=st.sampled_from(['mean', 'sum', 'none']),
+       use_weight=st.booleans(), use_pos=st.booleans(), dt=st.sampled_from(DTYPES))
+def test_regression_and_binary_losses(shape, reduction, use_weight, use_pos, dt):
+    md, td, tol = dt
+    x, y = torch.randn(*shape, dtype=td) * 3, torch.rand(*shape, dtype=td)
+    w = torch.rand(*shape, dtype=td) if use_weight else None
+    pw = torch.rand(shape[-1], dtype=td) * 3 if use_pos else None
+    cases = [(nn.MSELoss(reduction=reduction), torch.nn.MSELoss(reduction=reduction), x),
+             (nn.L1Loss(reduction=reduction), torch.nn.L1Loss(reduction=reduction), x),
+             (nn.BCELoss(None if w is None else mt(w), reduction=reduction),
+              torch.nn.BCELoss(w, reduction=reduction), x.sigmoid()),
+             (nn.BCEWithLogitsLoss(None if w is None else mt(w), reduction=reduction,
+                                   pos_weight=None if pw is None else mt(pw)),
+              torch.nn.BCEWithLogitsLoss(w, reduction=reduction, pos_weight=pw), x)]
+    for ours, theirs, inp in cases:
+        it, io = inp.detach().clone().requires_grad_(), mt(inp, requires_grad=True)
+        tl, ol = theirs(it, y), ours(io, mt(y))
+        assert close(ol, tl, tol), ours
+        tl.sum().backward()
+        ol.sum().backward()
+        assert close(io.grad, it.grad, tol), ours
+        assert repr(ours) == repr(theirs)
+
+
+def test_loss_errors_and_legacy_args():
+    x, y = torch.rand(3, 1), torch.rand(3)
+    with pytest.raises(ValueError, match='Using a target size'):
+        F.binary_cross_entropy(mt(x), mt(y))
+    with pytest.raises(ValueError, match=r'Target size .* must be the same as input size'):
+        F.binary_cross_entropy_with_logits(mt(x), mt(y))
+    with pytest.warns(UserWarning, match='Using a target size'):
+        F.mse_loss(mt(x), mt(y))
+    with pytest.raises(ValueError, match='is not a valid value for reduction'):
+        F.l1_loss(mt(y), mt(y), reduction='avg')
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        assert close(F.mse_loss(mt(y), mt(y * 2), size_average=False), tF.mse_loss(y, y * 2, size_average=False),
+                     1e-6)
+    assert F.binary_cross_entropy(minitorch.tensor([0.0, 1.0]), minitorch.tensor([1.0, 0.0])).item() == 100.0
+
+
+# --- init ---------------------------------------------------------------------------------------------------
+
+def test_init_gain_and_fans():
+    for nl, p in [('linear', None), ('conv2d', None), ('sigmoid', None), ('tanh', None), ('relu', None),
+                  ('leaky_relu', None), ('leaky_relu', 0.2), ('selu', None)]:
+        assert math.isclose(nn.init.calculate_gain(nl, p), torch.nn.init.calculate_gain(nl, p))
+    with pytest.raises(ValueError, match='Unsupported nonlinearity'):
+        nn.init.calculate_gain('swish')
+    for shape in [(3, 4), (8, 4, 3, 3), (2, 3, 5)]:
+        assert nn.init._calculate_fan_in_and_fan_out(minitorch.empty(*shape)) == \
+            torch.nn.init._calculate_fan_in_and_fan_out(torch.empty(*shape))
+    with pytest.raises(ValueError, match='fewer than 2 dimensions'):
+        nn.init.xavier_uniform_(minitorch.empty(3))
+    with pytest.raises(ValueError, match='Mode fan_avg not supported'):
+        nn.init.kaiming_uniform_(minitorch.empty(3, 3), mode='fan_avg')
+
+
+def test_init_distributions():
+    minitorch.manual_seed(0)
+    w = minitorch.empty(256, 128, 3)
+    fan_in, fan_out = 128 * 3, 256 * 3
+    assert nn.init.uniform_(w, -2, 3) is w
+    v = w.numpy()
+    assert v.min() >= -2 and v.max() <= 3 and abs(v.mean() - 0.5) < 0.05
+    nn.init.normal_(w, 1.0, 2.0)
+    assert abs(w.numpy().mean() - 1) < 0.05 and abs(w.numpy().std() - 2) < 0.05
+    nn.init.xavier_uniform_(w, gain=2.0)
+    b = 2.0 * math.sqrt(6 / (fan_in + fan_out))
+    assert abs(w.numpy()).max() <= b and abs(w.numpy()).max() > 0.98 * b
+    nn.init.xavier_normal_(w)
+    assert math.isclose(w.numpy().std(), math.sqrt(2 / (fan_in + fan_out)), rel_tol=0.03)
+    nn.init.kaiming_uniform_(w, mode='fan_out', nonlinearity='relu')
+    b = math.sqrt(2) * math.sqrt(3 / fan_out)
+    assert abs(w.numpy()).max() <= b and abs(w.numpy()).max() > 0.98 * b
+    nn.init.kaiming_normal_(w, a=0.1)
+    assert math.isclose(w.numpy().std(), math.sqrt(2 / 1.01) / math.sqrt(fan_in), rel_tol=0.03)
+    nn.init.constant_(w, 0.5)
+    assert np.all(w.numpy() == 0.5)
+    nn.init.zeros_(w); assert np.all(w.numpy() == 0)
+    nn.init.ones_(w); assert np.all(w.numpy() == 1)
+    p = nn.Parameter(minitorch.empty(3, 3))
+    nn.init.kaiming_uniform_(p, a=math.sqrt(5))
+    assert p.requires_grad and p.grad_fn is None
+
+
+def test_default_initialisation_bounds():
+    conv = nn.Conv2d(4, 8, 3)
+    bound = 1 / math.sqrt(4 * 9)
+    for p in (conv.weight, conv.bias):
+        a = abs(p.detach().numpy())
+        assert a.max() <= bound and a.max() > 0.5 * bound
+    assert np.all(nn.LayerNorm(3).weight.detach().numpy() == 1)
+    bn = nn.BatchNorm2d(3)
+    assert list(bn.state_dict()) == list(torch.nn.BatchNorm2d(3).state_dict())
+    assert bn.num_batches_tracked.dtype == minitorch.int64
+
+
+def test_layer_reprs_match_torch():
+    pairs = [(nn.Conv2d(1, 2, 3, padding=1, bias=False), torch.nn.Conv2d(1, 2, 3, padding=1, bias=False)),
+             (nn.Conv2d(4, 4, (3, 2), stride=2, dilation=2, groups=2), torch.nn.Conv2d(4, 4, (3, 2), stride=2, dilation=2, groups=2)),
+             (nn.Conv2d(1, 2, 3, padding='same'), torch.nn.Conv2d(1, 2, 3, padding='same')),
+             (nn.Conv1d(2, 2, 3, stride=2), torch.nn.Conv1d(2, 2, 3, stride=2)),
+             (nn.MaxPool2d(2), torch.nn.MaxPool2d(2)), (nn.MaxPool2d((2, 3), 1, 1), torch.nn.MaxPool2d((2, 3), 1, 1)),
+             (nn.AvgPool2d(2), torch.nn.AvgPool2d(2)),
+             (nn.Embedding(3, 4, padding_idx=0), torch.nn.Embedding(3, 4, padding_idx=0)),
+             (nn.LayerNorm(4), torch.nn.LayerNorm(4)), (nn.LayerNorm((2, 3), elementwise_affine=False), torch.nn.LayerNorm((2, 3), elementwise_affine=False)),
+             (nn.BatchNorm1d(3, momentum=None, affine=False), torch.nn.BatchNorm1d(3, momentum=None, affine=False)),
+             (nn.BatchNorm2d(3), torch.nn.BatchNorm2d(3)), (nn.ReLU(inplace=True), torch.nn.ReLU(inplace=True)),
+             (nn.CrossEntropyLoss(label_smoothing=0.1), torch.nn.CrossEntropyLoss(label_smoothing=0.1))]
+    for ours, theirs in pairs:
+        assert repr(ours) == repr(theirs)
+        assert [n for n, _ in ours.named_parameters()] == [n for n, _ in theirs.named_parameters()]
+        assert list(ours.state_dict()) == list(theirs.state_dict())
+
+
+def test_small_cnn_end_to_end():
+    torch.manual_seed(0)
+    theirs = torch.nn.Sequential(torch.nn.Conv2d(1, 4, 3, padding=1), torch.nn.ReLU(), torch.nn.MaxPool2d(2),
+                                 torch.nn.Conv2d(4, 8, 3, padding=1), torch.nn.BatchNorm2d(8), torch.nn.ReLU(),
+                                 torch.nn.AvgPool2d(2), torch.nn.Flatten(), torch.nn.Dropout(0.0),
+                                 torch.nn.Linear(32, 10))
+    ours = nn.Sequential(nn.Conv2d(1, 4, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+                         nn.Conv2d(4, 8, 3, padding=1), nn.BatchNorm2d(8), nn.ReLU(),
+                         nn.AvgPool2d(2), nn.Flatten(), nn.Dropout(0.0), nn.Linear(32, 10))
+    ours.load_state_dict({k: mt(v) for k, v in theirs.state_dict().items()})
+    x, y = torch.randn(5, 1, 8, 8), torch.randint(0, 10, (5,))
+    tl = tF.cross_entropy(theirs(x), y)
+    ol = F.cross_entropy(ours(mt(x)), mt(y))
+    assert close(ol, tl, 1e-5)
+    tl.backward(); ol.backward()
+    tp = dict(theirs.named_parameters())
+    for n, p in ours.named_parameters():
+        assert close(p.grad, tp[n].grad, 1e-4), n
+    assert repr(ours) == repr(theirs)
