@@ -79,6 +79,7 @@ TOML = """\
 [grading]
 timeout = 30
 plugins = []
+preload = []
 
 [student]
 exclude = ["notes/private.md"]
@@ -146,7 +147,7 @@ def copy_repo(src: Path, dst: Path) -> Path:
 def break_package(pkg: Path, stubs: dict[str, str]) -> list[str]:
     "Replace the solution regions of the given tasks in the exported modules of `pkg` by `stubs[task]`."
     changed = []
-    for py in pkg.glob("*.py"):
+    for py in pkg.rglob("*.py"):
         text = py.read_text()
         new, removed = C.blank_source(text, {}, set(stubs), str(py), stub=lambda t, ind: ind + stubs[t])
         if removed:
@@ -307,6 +308,9 @@ def test_tiny_grade_survives_a_hang_and_a_crash(tiny, tmp_path):
 
 
 def test_tiny_grade_import_error_and_proportional(tiny, tmp_path):
+    "(Without `preload`: every task in a fresh interpreter.)"
+    tiny = copy_repo(tiny, tmp_path / "course")
+    (tiny / "course.toml").write_text(TOML.replace("preload = []\n", ""))
     pkg = shutil.copytree(tiny / "tiny", tmp_path / "r" / "tiny")
     break_package(pkg, {"0.1": "return 5"})
     rep = C.grade(tiny, repo=tmp_path / "r", scoring="proportional", jobs=2)
@@ -333,6 +337,13 @@ def test_first_assignment_full_solution_scores_100():
     rep = C.grade(ROOT, assignments=[FIRST.number], jobs=JOBS)
     assert rep.score == rep.max_score == FIRST.points, rep.table() + "\n" + "\n".join(
         r.output for r in rep.results if r.score < r.task.points)
+
+
+@needs_first
+def test_first_assignment_edition_has_no_trace_of_any_solution(tmp_path):
+    "The edition handed out with the first assignment blanks every task, and no solution line survives."
+    ed = C.student_edition(ROOT, tmp_path / "student", assignments=[FIRST.number], export=False)
+    assert [t.id for t in ed.blanked] == list(COURSE.tasks) and ed.traces > 20
 
 
 @pytest.fixture(scope="module")
@@ -363,8 +374,10 @@ def test_first_assignment_student_edition_imports_and_has_no_solutions(first_edi
               if len(l.strip()) >= 12 and l.strip() not in public}
     assert len(secret) > 10
     assert C.find_traces(out, secret) == []
-    stubs = "".join(p.read_text() for p in (out / "minitorch").glob("*.py"))
-    for t in blank: assert f'raise NotImplementedError("Task {t}: {COURSE.tasks[t].title}")' in stubs
+    stubs = "".join(p.read_text() for p in (out / "minitorch").rglob("*.py"))
+    for t in blank:  # (an edition holds the notebooks git tracks)
+        if (out / "nbs" / f"{COURSE.tasks[t].chapter}.ipynb").exists():
+            assert f'raise NotImplementedError("Task {t}: {COURSE.tasks[t].title}")' in stubs, t
 
 
 @pytest.mark.slow
@@ -383,7 +396,7 @@ def test_first_assignment_student_edition_scores_blanked_0_kept_full(first_editi
 @needs_first
 def test_first_assignment_one_broken_task_loses_exactly_its_points(tmp_path):
     victim = FIRST.tasks[-1]
-    shutil.copytree(ROOT / "minitorch", tmp_path / "minitorch", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(ROOT / "minitorch", tmp_path / "minitorch")
     assert victim.id in break_package(tmp_path / "minitorch",
                                       {victim.id: "raise ArithmeticError('broken on purpose')"})
     rep = C.grade(ROOT, repo=tmp_path, assignments=[FIRST.number], jobs=JOBS)
