@@ -99,7 +99,9 @@ def main() -> int:
             da = cb.data_to_device(TensorData.from_numpy(a))
             db = cb.data_to_device(TensorData.from_numpy(b))
             t = time_gpu(lambda: cb.cuda_matmul(da, db, d), args.reps)
-            row = {"n": n, "dtype": name_dt, "minitorch_gflops": 2 * n ** 3 / t / 1e9}
+            tr = time_gpu(lambda: cb.cuda_matmul_register(da, db, d), args.reps)
+            row = {"n": n, "dtype": name_dt, "minitorch_gflops": 2 * n ** 3 / t / 1e9,
+                   "register_gflops": 2 * n ** 3 / tr / 1e9}
             if have_torch:
                 torch.backends.cuda.matmul.allow_tf32 = False      # compare like with like: true fp32
                 ta, tb = torch.from_numpy(a).cuda(), torch.from_numpy(b).cuda()
@@ -112,10 +114,12 @@ def main() -> int:
                     times.append(s.elapsed_time(e) / 1e3)
                 row["torch_gflops"] = 2 * n ** 3 / float(np.median(times)) / 1e9
                 row["fraction_of_torch"] = row["minitorch_gflops"] / row["torch_gflops"]
+                row["register_fraction_of_torch"] = row["register_gflops"] / row["torch_gflops"]
             out["matmul"].append(row)
-            print(f"matmul {n:5d}^2 {name_dt:8s}: minitorch {row['minitorch_gflops']:9.1f} GFLOP/s"
-                  + (f"   torch {row['torch_gflops']:9.1f} GFLOP/s   ({100 * row['fraction_of_torch']:.1f}%)"
-                     if have_torch else ""))
+            print(f"matmul {n:5d}^2 {name_dt:8s}: shared tile {row['minitorch_gflops']:9.1f} GFLOP/s"
+                  f"   register tile {row['register_gflops']:9.1f} GFLOP/s"
+                  + (f"   torch {row['torch_gflops']:9.1f} GFLOP/s   ({100 * row['fraction_of_torch']:.1f}% / "
+                     f"{100 * row['register_fraction_of_torch']:.1f}%)" if have_torch else ""))
 
     # ---- bandwidth: map (read + write), reduce (read), device-to-device copy (the achievable ceiling)
     n = args.elements

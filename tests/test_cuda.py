@@ -293,10 +293,21 @@ def test_matmul_int_complex_empty_k():
         cb.cuda_matmul(dev(a), dev(a), dt.int64)
 
 
+def test_matmul_register_tiled():
+    a = rng.standard_normal((2, 33, 17)).astype(np.float32)
+    b = rng.standard_normal((17, 9)).astype(np.float32)
+    db = dev(b.T.copy()).transpose(0, 1).unsqueeze(0).expand(2, 17, 9)
+    np.testing.assert_allclose(host(cb.cuda_matmul_register(dev(a), db, dt.float32)), a @ b, rtol=1e-4, atol=1e-4)
+    h = rng.standard_normal((1, 12, 7)).astype(np.float16)
+    np.testing.assert_allclose(f32(host(cb.cuda_matmul_register(dev(h), dev(h.transpose(0, 2, 1).copy()), dt.float32))),
+                               f32(h) @ f32(h).transpose(0, 2, 1), rtol=1e-5, atol=1e-5)
+
+
 @pytest.mark.gpu
 def test_matmul_large_on_a_real_gpu():
     a, b = rng.standard_normal((1, 512, 384)).astype(np.float32), rng.standard_normal((1, 384, 640)).astype(np.float32)
     np.testing.assert_allclose(host(cb.cuda_matmul(dev(a), dev(b), dt.float32)), a @ b, rtol=1e-3, atol=1e-3)
+    np.testing.assert_allclose(host(cb.cuda_matmul_register(dev(a), dev(b), dt.float32)), a @ b, rtol=1e-3, atol=1e-3)
     x = rng.standard_normal(1 << 22).astype(np.float32)
     np.testing.assert_allclose(host(cb.cuda_reduce("sum", dev(x), 0, dt.float32)), x.sum(dtype=np.float64)[None],
                                rtol=1e-4)
