@@ -696,7 +696,7 @@ class ModuleDict(Module):
         "Add every (key, module) of `modules`."
         for k, m in (modules.items() if isinstance(modules, Mapping) else modules): self[k] = m
 
-# %% ../../nbs/11_nn_layers.ipynb #e90c3e64
+# %% ../../nbs/11_nn_layers.ipynb #2be321e1
 import math
 from . import functional as F
 from . import init
@@ -787,7 +787,7 @@ class Conv2d(_ConvNd):
     def forward(self, input: Tensor) -> Tensor:
         return F.conv2d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
 
-# %% ../../nbs/11_nn_layers.ipynb #95400f3a
+# %% ../../nbs/11_nn_layers.ipynb #f25ba69e
 class MaxPool2d(Module):
     "Max over `kernel_size` windows."
     def __init__(self, kernel_size: int | tuple, stride: int | tuple | None = None, padding: int | tuple = 0,
@@ -866,7 +866,7 @@ class Embedding(Module):
         rows, cols = embeddings.shape
         return cls(rows, cols, padding_idx, _weight=embeddings, _freeze=freeze, **kwargs)
 
-# %% ../../nbs/11_nn_layers.ipynb #b513b764
+# %% ../../nbs/11_nn_layers.ipynb #02e75d8c
 class LayerNorm(Module):
     "Normalise over the trailing `normalized_shape` dims; learnable `weight` (ones) and `bias` (zeros)."
     def __init__(self, normalized_shape: int | Sequence[int], eps: float = 1e-5, elementwise_affine: bool = True,
@@ -955,7 +955,7 @@ class Dropout(Module):
     def forward(self, input: Tensor) -> Tensor: return F.dropout(input, self.p, self.training, self.inplace)
     def extra_repr(self) -> str: return f'p={self.p}, inplace={self.inplace}'
 
-# %% ../../nbs/11_nn_layers.ipynb #18339595
+# %% ../../nbs/11_nn_layers.ipynb #8b6f86d4
 class ReLU(Module):
     "$\\max(x, 0)$."
     def __init__(self, inplace: bool = False) -> None:
@@ -1000,7 +1000,7 @@ class Flatten(Module):
     def forward(self, input: Tensor) -> Tensor: return input.flatten(self.start_dim, self.end_dim)
     def extra_repr(self) -> str: return f'start_dim={self.start_dim}, end_dim={self.end_dim}'
 
-# %% ../../nbs/11_nn_layers.ipynb #eb611217
+# %% ../../nbs/11_nn_layers.ipynb #43fd06a8
 class _Loss(Module):
     "Base of the loss modules: holds `reduction`."
     def __init__(self, size_average: bool | None = None, reduce: bool | None = None, reduction: str = 'mean') -> None:
