@@ -113,6 +113,16 @@ def test_conv2d_complex_weights():
     x = torch.randn(1, 2, 5, 5, dtype=torch.complex128)
     w = torch.randn(3, 2, 3, 3, dtype=torch.complex128)
     assert close(F.conv2d(mt(x), mt(w), padding=1), tF.conv2d(x, w, padding=1), 1e-10)
+    theirs = torch.nn.Conv2d(2, 3, 3, padding=1, dtype=torch.complex64)
+    ours = nn.Conv2d(2, 3, 3, padding=1, dtype=minitorch.complex64)
+    assert ours.weight.dtype == minitorch.complex64
+    ours.load_state_dict({k: mt(v) for k, v in theirs.state_dict().items()})
+    xc = torch.randn(1, 2, 4, 4, dtype=torch.complex64)
+    tout, out = theirs(xc), ours(mt(xc))
+    assert close(out, tout, 1e-5)
+    tout.abs().sum().backward()
+    out.abs().sum().backward()
+    assert close(ours.weight.grad, theirs.weight.grad, 1e-4) and close(ours.bias.grad, theirs.bias.grad, 1e-4)
 
 
 @settings(**SETTINGS)
