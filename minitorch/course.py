@@ -343,7 +343,9 @@ def _excluded(rel: str, patterns: list[str]) -> bool:
 
 def tracked_files(root: Path) -> list[str]:
     "The files git tracks in `root` (relative paths that exist in the working tree)."
-    out = subprocess.run(["git", "ls-files", "-z"], cwd=root, capture_output=True, check=True).stdout
+    res = subprocess.run(["git", "ls-files", "-z"], cwd=root, capture_output=True)
+    if res.returncode: raise RuntimeError(f"{root} is not a git repository: the edition copies what git tracks")
+    out = res.stdout
     return [f for f in out.decode().split("\0") if f and (root / f).is_file()]
 
 # %% ../nbs/90_course.ipynb #8de446ab
