@@ -269,3 +269,30 @@ def test_parameter():
     assert tuple(nn.Parameter().shape) == (0,)
     c = copy.deepcopy(nn.Linear(2, 2))
     assert isinstance(c.weight, nn.Parameter)
+
+
+def test_backward_hooks_match_torch():
+    def seen(lin, x):
+        out = []
+        lin.register_full_backward_pre_hook(lambda m, go: out.append(('pre', [g.detach().numpy().copy() for g in go])))
+        lin.register_full_backward_hook(
+            lambda m, gi, go: out.append(('full', [None if g is None else g.detach().numpy().copy() for g in gi + go])))
+        (lin(x) ** 2).sum().backward()
+        return out
+    for requires_grad in (True, False):
+        tl, ol = torch.nn.Linear(2, 3), nn.Linear(2, 3)
+        ol.load_state_dict({k: mt(v) for k, v in tl.state_dict().items()})
+        x = torch.randn(4, 2)
+        ts = seen(tl, x.clone().requires_grad_(requires_grad))
+        os_ = seen(ol, mt(x, requires_grad=requires_grad))
+        assert [k for k, _ in os_] == [k for k, _ in ts]
+        for (_, a), (_, b) in zip(os_, ts):
+            assert len(a) == len(b)
+            for u, v in zip(a, b):
+                assert (u is None and v is None) or np.allclose(u, v, atol=1e-5)
+    # a hook may replace the input gradient
+    lin = nn.Linear(2, 2)
+    lin.register_full_backward_hook(lambda m, gi, go: (gi[0] * 0,))
+    x = minitorch.ones(1, 2, requires_grad=True)
+    lin(x).sum().backward()
+    assert np.all(x.grad.numpy() == 0) and lin.weight.grad is not None
