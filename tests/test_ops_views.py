@@ -114,3 +114,17 @@ def test_inplace_ops_values_and_rules():
     c = mt.ones(2); c.copy_(mt.tensor([3, 4])); assert c.tolist() == [3., 4.]
     u = mt.empty(1000).uniform_(-1, 1); assert -1 <= u.min().item() and u.max().item() < 1
     n = mt.empty(1000).normal_(2., 0.5); assert abs(n.mean().item() - 2) < 0.1
+
+
+@pytest.mark.parametrize('f', [
+    lambda L, x: x.sort()[0], lambda L, x: x.sort(0, descending=True)[0], lambda L, x: x.sort(1)[1],
+    lambda L, x: x.argsort(1), lambda L, x: x.topk(2)[0], lambda L, x: x.topk(1, 0, largest=False)[1],
+])
+def test_sort_topk(f):
+    check(f, A)
+
+
+def test_new_factories():
+    x = mt.ones(2, dtype=mt.float64)
+    assert x.new_zeros(3).dtype is mt.float64 and x.new_ones((2, 2)).shape == (2, 2)
+    assert x.new_full((2,), 3).tolist() == [3., 3.] and x.new_tensor([1, 2]).dtype is mt.float64
