@@ -5,10 +5,10 @@
 # %% auto #0
 __all__ = []
 
-# %% ../nbs/99_api.ipynb #294298ca
+# %% ../nbs/99_api.ipynb #d84a2671
 __version__ = "0.1.0"
 
-# %% ../nbs/99_api.ipynb #16423d6e
+# %% ../nbs/99_api.ipynb #8c00a7ae
 from minitorch.dtypes import (
     bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64, complex32,
     complex64, complex128, half, float, double, chalf, cfloat, cdouble, dtype, finfo, iinfo,
@@ -49,9 +49,10 @@ from minitorch.views import (
     scatter, scatter_add, index_select, masked_fill, masked_select, nonzero, argwhere, index_put,
 )
 
-# %% ../nbs/99_api.ipynb #e0c713e0
+# %% ../nbs/99_api.ipynb #c2d6d819
 from . import autograd, backends, cuda, datasets, scalar
-from . import nn, optim, utils, func, forward_ad, vision
+from . import nn, optim, utils, func, forward_ad, vision, training
+import minitorch.utils.data
 from .serialization import save, load
 
 autograd.forward_ad = forward_ad  # `minitorch.autograd.forward_ad`, as in PyTorch
