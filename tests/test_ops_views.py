@@ -128,3 +128,12 @@ def test_new_factories():
     x = mt.ones(2, dtype=mt.float64)
     assert x.new_zeros(3).dtype is mt.float64 and x.new_ones((2, 2)).shape == (2, 2)
     assert x.new_full((2,), 3).tolist() == [3., 3.] and x.new_tensor([1, 2]).dtype is mt.float64
+
+
+def test_unique_bincount():
+    for L in (torch, mt):
+        x = L.tensor([3, 1, 1, 2])
+        r = (x.unique().tolist(), [v.tolist() for v in x.unique(return_inverse=True, return_counts=True)],
+             x.bincount().tolist(), L.tensor([0, 2, 2]).bincount(L.tensor([1., 2., 3.])).tolist())
+        if L is torch: want = r
+    assert r == want
