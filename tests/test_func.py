@@ -180,3 +180,19 @@ def test_functional_call_under_grad():
     tloss = lambda p: (torch.func.functional_call(tlin, p, (tx,)) ** 2).sum()
     g, tg = mf.grad(loss)(params), torch.func.grad(tloss)(tparams)
     for k in tg: np.testing.assert_allclose(g[k].numpy(), tg[k].numpy(), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.skipif(not mt.cuda.is_available(), reason="needs cuda (a GPU or NUMBA_ENABLE_CUDASIM=1)")
+def test_on_cuda_device():
+    from minitorch import forward_ad as fw
+    x, t = mt.tensor([1., 2., 3.], device='cuda'), mt.tensor([1., 0., .5], device='cuda')
+    with fw.dual_level():
+        d = fw.make_dual(x, t)
+        assert abs(fw.unpack_dual((d * d.sin()).sum()).tangent.item() + 0.0327) < 1e-4
+    f = lambda a: a.exp() * a
+    np.testing.assert_allclose(mf.jacrev(f)(x).cpu().numpy(), mf.jacfwd(f)(x).cpu().numpy(), rtol=1e-5)
+    z = mt.tensor([1 + 2j, 0.5 - 1j], device='cuda', requires_grad=True)
+    (z.exp() * z.conj()).abs().sum().backward()
+    tz = torch.tensor([1 + 2j, 0.5 - 1j], dtype=torch.complex64, requires_grad=True)
+    (tz.exp() * tz.conj()).abs().sum().backward()
+    np.testing.assert_allclose(z.grad.cpu().numpy(), tz.grad.numpy(), rtol=1e-5)
