@@ -5,10 +5,10 @@
 # %% auto #0
 __all__ = []
 
-# %% ../nbs/99_api.ipynb #d84a2671
+# %% ../nbs/99_api.ipynb #774c719e
 __version__ = "0.1.0"
 
-# %% ../nbs/99_api.ipynb #8c00a7ae
+# %% ../nbs/99_api.ipynb #d26e5ff1
 from minitorch.dtypes import (
     bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64, complex32,
     complex64, complex128, half, float, double, chalf, cfloat, cdouble, dtype, finfo, iinfo,
@@ -39,17 +39,18 @@ from minitorch.ops import (
 from minitorch.reductions import (
     vdot, ger, sum, mean, prod, var, std, var_mean, std_mean, return_types, max, min, amax, amin,
     aminmax, argmax, argmin, any, all, count_nonzero, logsumexp, softmax, log_softmax, cumsum,
-    cumprod, mm, bmm, dot, mv, outer, matmul,
+    cumprod, mm, bmm, dot, mv, outer, matmul, norm,
 )
 from minitorch.views import (
     swapaxes, swapdims, moveaxis, concat, concatenate, reshape, permute, transpose, t, broadcast_to,
     broadcast_tensors, squeeze, unsqueeze, flatten, ravel, unflatten, movedim, select, narrow,
     diagonal, split, chunk, tensor_split, unbind, cat, stack, hstack, vstack, flip, fliplr, flipud,
     roll, tile, repeat_interleave, tril, triu, diag, diagonal_copy, diag_embed, trace, gather,
-    scatter, scatter_add, index_select, masked_fill, masked_select, nonzero, argwhere, index_put,
+    scatter, scatter_add, index_select, masked_fill, masked_select, nonzero, argwhere, sort,
+    argsort, topk, unique, bincount, msort, index_put,
 )
 
-# %% ../nbs/99_api.ipynb #c2d6d819
+# %% ../nbs/99_api.ipynb #95f6853c
 from . import autograd, backends, cuda, datasets, scalar
 from . import nn, optim, utils, func, forward_ad, vision, training
 import minitorch.utils.data
