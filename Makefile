@@ -31,14 +31,17 @@ test: env check-sync nbtest
 
 ## The same without slow tests (quicker while working).
 test-fast: env check-sync
-	NUMBA_ENABLE_CUDASIM=1 $(BIN)/nbdev_test
+	$(MAKE) nbtest NBFLAGS=
 	NUMBA_ENABLE_CUDASIM=1 $(BIN)/python -m pytest tests
 
 check-sync: env
 	$(BIN)/python .ci/check_sync.py
 
+# Each chapter runs in its own process: chapters patch classes of the package as they build them, and one
+# chapter's definitions must not leak into the next (nbdev_test alone reuses worker processes).
+NBFLAGS ?= --flags slow
 nbtest: env
-	NUMBA_ENABLE_CUDASIM=1 $(BIN)/nbdev_test --flags slow
+	ls nbs/*.ipynb | NUMBA_ENABLE_CUDASIM=1 xargs -P 2 -n 1 $(BIN)/nbdev_test $(NBFLAGS) --path
 
 bench: env
 	$(BIN)/python kernels/bench_cpu.py
