@@ -5,10 +5,10 @@
 # %% auto #0
 __all__ = []
 
-# %% ../nbs/99_api.ipynb #774c719e
+# %% ../nbs/99_api.ipynb #1bcbc2b2
 __version__ = "0.1.0"
 
-# %% ../nbs/99_api.ipynb #d26e5ff1
+# %% ../nbs/99_api.ipynb #3ba0721d
 from minitorch.dtypes import (
     bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64, complex32,
     complex64, complex128, half, float, double, chalf, cfloat, cdouble, dtype, finfo, iinfo,
@@ -50,10 +50,11 @@ from minitorch.views import (
     argsort, topk, unique, bincount, msort, index_put,
 )
 
-# %% ../nbs/99_api.ipynb #95f6853c
+# %% ../nbs/99_api.ipynb #559f4814
 from . import autograd, backends, cuda, datasets, scalar
 from . import nn, optim, utils, func, forward_ad, vision, training
 import minitorch.utils.data
 from .serialization import save, load
+from .complex_autograd import angle
 
 autograd.forward_ad = forward_ad  # `minitorch.autograd.forward_ad`, as in PyTorch
