@@ -117,7 +117,8 @@ def _float_of(d: dtype) -> dtype:
     return d if d.is_floating_point or d.is_complex else dt.get_default_dtype()
 
 def _cj(x: Any) -> Any:
-    "Complex conjugate for complex tensors (the conjugate Wirtinger convention), identity otherwise."
+    "Complex conjugate for complex tensors and Python complex scalars (the conjugate Wirtinger convention), identity otherwise."
+    if isinstance(x, builtins.complex): return x.conjugate()
     return x.conj() if isinstance(x, Tensor) and x.dtype.is_complex else x
 
 # %% ../nbs/08_ops.ipynb #70f9afc9
