@@ -49,53 +49,5 @@ def angle(input: Tensor) -> Tensor:
 Tensor.angle = angle
 
 # %% ../nbs/18_complex_autograd.ipynb #ff58d3bf
-def _numeric_columns(f: Callable, x: np.ndarray, eps: float) -> list[tuple[np.ndarray, np.ndarray]]:
-    "Central differences of f (a flat complex/real array) along each real direction of x: (d/dRe, d/dIm)."
-    cols = []
-    for j in range(x.size):
-        dirs = [1.0] + ([1j] if np.iscomplexobj(x) else [])
-        ds = []
-        for h in dirs:
-            old = x.flat[j]
-            x.flat[j] = old + eps * h; up = f()
-            x.flat[j] = old - eps * h; down = f()
-            x.flat[j] = old
-            ds.append((up - down) / (2 * eps))
-        cols.append((ds[0], ds[1] if len(ds) > 1 else None))
-    return cols
-
-def gradcheck(func: Callable, inputs: Any, *, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3,
-              raise_exception: bool = True, **kwargs: Any) -> bool:
-    "Check backward against central differences, real and imaginary parts separately (use 64-bit dtypes)."
-    inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
-    def outputs() -> list[Tensor]:
-        o = func(*inputs)
-        return [o] if isinstance(o, Tensor) else [t for t in o if isinstance(t, Tensor)]
-    base = outputs()   # grad mode stays on: func may itself differentiate (gradgradcheck)
-    for oi, o in enumerate(base):
-        if not (o.dtype.is_floating_point or o.dtype.is_complex): continue
-        for i, x in enumerate(inputs):
-            if not (isinstance(x, Tensor) and x.requires_grad): continue
-            xd = x.detach().numpy()
-            def value() -> np.ndarray:
-                return outputs()[oi].detach().numpy().reshape(-1).copy()
-            cols = _numeric_columns(value, xd, eps)
-            # numeric: for output part P (Re or Im) and input element j, ∂P/∂x_j + i ∂P/∂y_j
-            parts = ([('imaginary', lambda v: v.imag)] if o.dtype.is_complex else []) + [('real', lambda v: v.real)]
-            for part, take in parts:
-                numeric = np.array([take(dre) + (1j * take(dim) if dim is not None else 0) for dre, dim in cols])
-                analytic = np.zeros_like(numeric)
-                for k in range(o.numel()):
-                    y = outputs()[oi]
-                    if not y.requires_grad: continue
-                    go = zeros(y.shape, dtype=y.dtype)
-                    go.numpy().reshape(-1)[k] = 1 if part == 'real' else 1j
-                    g, = grad(y, x, go, allow_unused=True)
-                    if g is not None: analytic[:, k] = g.detach().numpy().reshape(-1)
-                if not np.allclose(analytic, numeric, atol=atol, rtol=rtol):
-                    if not raise_exception: return False
-                    pre = (f"While considering the {part} part of complex outputs only, " if o.dtype.is_complex
-                           else "")
-                    raise RuntimeError(f"{pre}Jacobian mismatch for output {oi} with respect to input {i},\n"
-                                       f"numerical:{numeric}\nanalytical:{analytic}\n")
-    return True
+from .autograd import gradcheck, _numeric_columns
+_all_ = ['gradcheck']

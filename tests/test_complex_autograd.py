@@ -88,8 +88,6 @@ def test_angle_real_input():
     assert x.grad.tolist() == [0., 0., 0.]
 
 
-@pytest.mark.xfail(strict=True, reason="ops._cj leaves Python complex scalars unconjugated: z * (1+2j) gets "
-                                      "g*(1+2j) instead of g*(1-2j)")
 def test_complex_python_scalar_mul():
     _check(lambda m, a, b: a * (1 + 2j) + b / (0.5 - 1j), _z((3,), 1), _z((3,), 2))
 
@@ -100,7 +98,6 @@ def test_real_leaf_feeding_complex_ops():
     assert x.grad.tolist() == [1., 1.] and x.grad.dtype == mt.float32
 
 
-@pytest.mark.xfail(strict=True, reason="ops._cj leaves Python complex scalars unconjugated (real leaf, Im part)")
 def test_real_leaf_feeding_complex_scalar_imag():
     x = mt.tensor([1., 2.], requires_grad=True)
     (x * (1 + 1j)).imag.sum().backward()
@@ -158,8 +155,6 @@ def test_core_gradcheck_on_complex128():
     assert autograd.gradcheck(lambda z: z.exp() * z, (mt.tensor(Z, requires_grad=True),))
 
 
-@pytest.mark.xfail(strict=True, reason="autograd.gradcheck perturbs only real parts and uses real cotangents, "
-                                      "so it cannot see a missing conjugate (replace it by complex_autograd.gradcheck)")
 def test_core_gradcheck_catches_missing_conj():
     z = mt.tensor(Z, requires_grad=True)
     assert not autograd.gradcheck(lambda z: BadExp.apply(z), (z,), raise_exception=False)
