@@ -38,7 +38,7 @@ def best_time(fn, repeat: int) -> float:
 def cases(quick: bool) -> list[dict]:
     "The benchmark cases: name, flops (or bytes), and a callable per implementation."
     import torch
-    nb = NumbaBackend()
+    nb = NumbaBackend(min_work={})  # time the kernels themselves
     rng = np.random.default_rng(0)
     out = []
 

@@ -14,7 +14,7 @@ from minitorch.numba_backend import (MAP_KERNEL_OPS, REDUCE_KERNEL_OPS, ZIP_KERN
                                      supports)
 from minitorch.tensor_data import TensorData
 
-NB, REF = NumbaBackend(), NumpyBackend()
+NB, REF = NumbaBackend(min_work={}), NumpyBackend()  # kernels at every size
 DTYPES = [mdt.bool, mdt.int32, mdt.int64, mdt.float16, mdt.bfloat16, mdt.float32, mdt.float64,
           mdt.complex64, mdt.complex128]
 REAL = {mdt.complex64: mdt.float32, mdt.complex128: mdt.float64}
@@ -293,7 +293,7 @@ def test_cache_hits_in_a_new_process():
     code = ("import numpy as np, minitorch.numba_backend as nb, minitorch.dtypes as d\n"
             "from minitorch.tensor_data import TensorData\n"
             "a = TensorData.from_numpy(np.arange(6, dtype=np.float32).reshape(2, 3)).transpose(0, 1)\n"
-            "nb.NumbaBackend().map('exp', a, d.float32)\n"
+            "nb.NumbaBackend(min_work={}).map('exp', a, d.float32)\n"
             "print(sum(nb.map_kernel.stats.cache_misses.values()), sum(nb.map_kernel.stats.cache_hits.values()))\n")
     runs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
             for _ in range(2)]
