@@ -22,7 +22,7 @@ __all__ = ['vdot', 'ger', 'reduce_data', 'Sum', 'sum', 'Mean', 'mean', 'Prod', '
            'return_types', 'AMax', 'AMin', 'MaxDim', 'MinDim', 'max', 'min', 'amax', 'amin', 'aminmax', 'argmax',
            'argmin', 'any', 'all', 'count_nonzero', 'logsumexp', 'Softmax', 'LogSoftmax', 'softmax', 'log_softmax',
            'Cumsum', 'cumsum', 'Cumprod', 'cumprod', 'BMM', 'MM', 'Dot', 'mm', 'bmm', 'dot', 'mv', 'outer', 'matmul',
-           'norm']
+           'einsum', 'norm']
 
 # %% ../nbs/08b_reductions.ipynb #17cb7b0b
 def _dims(dim: Any, ndim: int) -> tuple[int, ...]:
@@ -604,6 +604,102 @@ def matmul(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
     if a.ndim == 1: r = r.squeeze(-2)
     if b.ndim == 1: r = r.squeeze(-1)
     return r
+
+# %% ../nbs/08b_reductions.ipynb #2ebcced0
+def _einsum_labels(term: str, x: Tensor, k: int, n_ell: int) -> list:
+    "The labels of operand `k` for subscript `term`; the dims under `...` get labels ('...', j) for j < n_ell."
+    letters = term.replace('...', '')
+    for c in letters:
+        if not (c.isascii() and c.isalpha()):
+            raise RuntimeError(f"einsum(): invalid subscript given in the equation string, subscripts must be in [a-zA-Z]")
+    if '...' not in term:
+        if len(letters) != x.ndim:
+            raise RuntimeError(f"einsum(): the number of subscripts in the equation ({len(letters)}) does not match "
+                               f"the number of dimensions ({x.ndim}) for operand {k} and no ellipsis was given")
+        return list(letters)
+    if len(letters) > x.ndim:
+        raise RuntimeError(f"einsum(): the number of subscripts in the equation ({len(letters)}) is more than the "
+                           f"number of dimensions ({x.ndim}) for operand {k}")
+    pre, post = term.split('...')
+    e = x.ndim - len(letters)
+    return list(pre) + [('...', j) for j in range(n_ell - e, n_ell)] + list(post)
+
+def _einsum_undiag(x: Tensor, labels: list) -> tuple[Tensor, list]:
+    "Take diagonals until every label occurs once (the diagonal dim goes last)."
+    while len(set(labels)) < len(labels):
+        p = next(i for i, l in enumerate(labels) if labels.count(l) > 1)
+        q = labels.index(labels[p], p + 1)
+        x = x.diagonal(0, p, q)
+        labels = [l for i, l in enumerate(labels) if i not in (p, q)] + [labels[p]]
+    return x, labels
+
+def _einsum_sum(x: Tensor, labels: list, keep: set) -> tuple[Tensor, list]:
+    "Sum out the labels not in `keep`."
+    dims = tuple(i for i, l in enumerate(labels) if l not in keep)
+    if not dims: return x, labels
+    return x.sum(dims), [l for l in labels if l in keep]
+
+def _einsum_pair(a: Tensor, la: list, b: Tensor, lb: list, keep: set, size: dict) -> tuple[Tensor, list]:
+    "Contract two operands with bmm: batch (shared, kept), left, contracted (shared, dropped), right labels."
+    a, la = _einsum_sum(a, la, keep | set(lb))
+    b, lb = _einsum_sum(b, lb, keep | set(la))
+    shared = [l for l in la if l in lb]
+    batch = [l for l in shared if l in keep]
+    con = [l for l in shared if l not in keep]
+    left = [l for l in la if l not in lb]
+    right = [l for l in lb if l not in la]
+    a = a.expand(*[size[l] if l in shared else a.shape[i] for i, l in enumerate(la)])
+    b = b.expand(*[size[l] if l in shared else b.shape[i] for i, l in enumerate(lb)])
+    a = a.permute(*[la.index(l) for l in batch + left + con])
+    b = b.permute(*[lb.index(l) for l in batch + con + right])
+    nb = [size[l] for l in batch]
+    nl, nc = [a.shape[len(batch) + i] for i in range(len(left))], [size[l] for l in con]
+    nr = [b.shape[len(batch) + len(con) + i] for i in range(len(right))]
+    B, L, C, R = math.prod(nb), math.prod(nl), math.prod(nc), math.prod(nr)
+    r = bmm(a.reshape(B, L, C), b.reshape(B, C, R))
+    return r.reshape(*nb, *nl, *nr), batch + left + right
+
+def einsum(equation: str, *operands: Tensor) -> Tensor:
+    "Sum of products over the dimensions named in `equation` (PyTorch's einsum: implicit output, `...`, diagonals)."
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)): operands = tuple(operands[0])
+    eq = equation.replace(' ', '')
+    lhs, arrow, rhs = eq.partition('->')
+    terms = lhs.split(',')
+    if len(terms) > len(operands):
+        raise RuntimeError("einsum(): fewer operands were provided than specified in the equation")
+    if len(terms) < len(operands):
+        raise RuntimeError("einsum(): more operands were provided than specified in the equation")
+    n_ell = builtins.max([x.ndim - len(t.replace('...', '')) for t, x in zip(terms, operands) if '...' in t],
+                         default=0)
+    ops, size = [], {}
+    for k, (t, x) in enumerate(zip(terms, operands)):
+        labels = _einsum_labels(t, x, k, n_ell)
+        for l, s in zip(labels, x.shape):
+            if l in size and s != size[l] and s != 1 and size[l] != 1:
+                name = '...' if isinstance(l, tuple) else l
+                raise RuntimeError(f"einsum(): subscript {name} has size {s} for operand {k} which does not "
+                                   f"broadcast with previously seen size {size[l]}")
+            size[l] = builtins.max(size.get(l, 1), s)
+        ops.append(_einsum_undiag(x, labels))
+    ell = [('...', j) for j in range(n_ell)]
+    if arrow:
+        out = []
+        for c in rhs.replace('...', '.'):
+            if c == '.': out += ell; continue
+            if c not in size:
+                raise RuntimeError(f"einsum(): output subscript {c} does not appear in the equation for any input operand")
+            if c in out: raise RuntimeError(f"einsum(): output subscript {c} appears more than once in the output")
+            out.append(c)
+    else:
+        counts = collections.Counter(c for t in terms for c in t.replace('...', ''))
+        out = ell + sorted(c for c, n in counts.items() if n == 1)
+    x, lx = ops[0]
+    for k in range(1, len(ops)):
+        keep = set(out).union(*[set(l) for _, l in ops[k + 1:]])
+        x, lx = _einsum_pair(x, lx, *ops[k], keep, size)
+    x, lx = _einsum_sum(x, lx, set(out))
+    x = x.expand(*[size[l] for l in lx]) if lx else x
+    return x.permute(*[lx.index(l) for l in out]) if lx else x
 
 # %% ../nbs/08b_reductions.ipynb #87110a98
 def norm(input: Tensor, p: Any = 'fro', dim: Any = None, keepdim: bool = False, dtype: dtype | None = None) -> Tensor:

@@ -219,3 +219,48 @@ def test_where_clamp_and_casts():
     check(lambda L, x: x.double() * 2, A); check(lambda L, x: x.to(L.float64).exp(), A)
     check(lambda L, x: x.half().float(), A); check(lambda L, x: x.clone() * 2, A)
     check(lambda L, x: x.T.contiguous(), A)
+
+
+# ---------------------------------------------------------------- einsum
+_EINSUM_CASES = [
+    ('i,i', [(3,), (3,)]), ('i,j', [(3,), (4,)]), ('ij,jk->ik', [(2, 3), (3, 4)]),
+    ('bij,bjk->bik', [(2, 2, 3), (2, 3, 4)]), ('ii->i', [(3, 3)]), ('ii', [(3, 3)]), ('iij->ji', [(3, 3, 2)]),
+    ('...ij,...jk', [(2, 1, 2, 3), (5, 3, 4)]), ('ij,ij,ij->i', [(2, 3), (2, 3), (2, 3)]), ('i,i->', [(1,), (4,)]),
+    ('ba', [(2, 3)]), ('...', [(2, 3)]), ('bn,anm,bm->ba', [(2, 3), (4, 3, 5), (2, 5)]), ('ij->', [(2, 3)]),
+    ('', [()]), ('ijk,ikl->j', [(2, 3, 4), (2, 4, 5)]), ('Ab,ba', [(2, 3), (3, 2)]), ('i...->...', [(3, 2, 2)]),
+    ('i j , j k -> i k', [(2, 3), (3, 2)]),
+]
+
+@pytest.mark.parametrize("eq,shapes", _EINSUM_CASES)
+def test_einsum_matches_torch(eq, shapes):
+    from minitorch.reductions import einsum
+    rng = np.random.default_rng(0)
+    arrs = [rng.standard_normal(s) for s in shapes]
+    ms = [mt.tensor(a, requires_grad=True) for a in arrs]
+    ts = [torch.tensor(a, requires_grad=True) for a in arrs]
+    r, t = einsum(eq, *ms), torch.einsum(eq, *ts)
+    assert r.shape == tuple(t.shape)
+    np.testing.assert_allclose(r.detach().numpy(), t.detach().numpy(), atol=1e-10)
+    g = rng.standard_normal(tuple(t.shape))
+    r.backward(mt.tensor(g)); t.backward(torch.tensor(g))
+    for m, tt in zip(ms, ts): np.testing.assert_allclose(m.grad.numpy(), tt.grad.numpy(), atol=1e-10)
+
+
+def test_einsum_list_operands_and_complex():
+    from minitorch.reductions import einsum
+    a = np.array([[1 + 2j, 3 - 1j], [0.5j, 2]]); b = np.array([1 - 1j, 2 + 0.5j])
+    r = einsum('ij,j->i', [mt.tensor(a), mt.tensor(b)])
+    np.testing.assert_allclose(r.numpy(), torch.einsum('ij,j->i', torch.tensor(a), torch.tensor(b)).numpy())
+
+
+@pytest.mark.parametrize("eq,shapes,msg", [
+    ('ij,jk', [(2, 3)], "fewer operands"), ('i', [(2,), (2,)], "more operands"),
+    ('i?', [(2, 3)], "invalid subscript"), ('ij->k', [(2, 3)], "output subscript k does not appear"),
+    ('ijk', [(2, 3)], "does not match the number of dimensions"), ('ij->ii', [(2, 3)], "more than once"),
+    ('ij,jk->ik', [(2, 3), (4, 5)], "does not broadcast"),
+])
+def test_einsum_errors(eq, shapes, msg):
+    from minitorch.reductions import einsum
+    arrs = [np.zeros(s) for s in shapes]
+    with pytest.raises(RuntimeError, match=msg): einsum(eq, *[mt.tensor(a) for a in arrs])
+    with pytest.raises(RuntimeError, match=msg): torch.einsum(eq, *[torch.tensor(a) for a in arrs])
