@@ -219,6 +219,8 @@ def _grad_acc(t: Tensor) -> AccumulateGrad:
     return acc
 
 # %% ../nbs/07_autograd.ipynb #bd7483e2
+_apply_hook: Callable | None = None   # hook(cls, args, kwargs) that sees every `Function.apply` (forward AD, ch. 19)
+
 class Function:
     "Base class of differentiable ops: subclass with static `forward(ctx, *args)` and `backward(ctx, *grads)`."
     _node_cls: type = Node
@@ -241,6 +243,12 @@ class Function:
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
         "Run `forward` and, when some tensor input requires grad, record a backward node for the outputs."
+        if _apply_hook is not None: return _apply_hook(cls, args, kwargs)
+        return cls._apply(*args, **kwargs)
+
+    @classmethod
+    def _apply(cls, *args: Any, **kwargs: Any) -> Any:
+        "`apply` without the hook: what a hook calls to run the op."
         ctx = cls._node_cls()
         need = False
         if _State.grad_enabled:

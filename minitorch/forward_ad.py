@@ -12,7 +12,7 @@ from typing import Any, Callable
 from . import dtypes as dt
 from .tensors import Tensor, zeros_like
 from .autograd import Function, Node
-from . import ops as _ops, reductions as _red, views as _views
+from . import autograd as _autograd, ops as _ops, reductions as _red, views as _views
 from .ops import where, cos, sin, cosh, sinh, sqrt, exp, log, sgn
 
 # %% auto #0
@@ -341,28 +341,26 @@ def _is_zero(t: Any) -> bool:
     return not isinstance(t, Tensor) and t == 0
 
 # %% ../nbs/19_forward_ad.ipynb #9da28833
-_orig_apply = Function.__dict__['apply'].__func__
-
 def _rule_for(cls: type) -> Callable | None:
     for c in cls.__mro__:
         r = JVP_RULES.get(c)
         if r is not None: return r
     return None
 
-def _fw_apply(cls: type, *args: Any, **kwargs: Any) -> Any:
-    "Function.apply with forward-mode AD: run the op, then its jvp rule on the inputs' tangents."
-    if _FwState.level is None or _FwState.busy: return _orig_apply(cls, *args, **kwargs)
+def _fw_apply(cls: type, args: tuple, kwargs: dict) -> Any:
+    "The `Function.apply` hook of forward-mode AD: run the op, then its jvp rule on the inputs' tangents."
+    if _FwState.level is None or _FwState.busy: return cls._apply(*args, **kwargs)
     tans = [_get_tangent(a) for a in args]
-    if all(t is None for t in tans): return _orig_apply(cls, *args, **kwargs)
+    if all(t is None for t in tans): return cls._apply(*args, **kwargs)
     custom = getattr(cls, 'jvp', None)
     ctxs: list = []
     if custom is not None:   # capture the ctx that `apply` creates for `forward`
         node_cls = cls._node_cls
         cls._node_cls = lambda: ctxs.append(node_cls()) or ctxs[-1]
-        try: out = _orig_apply(cls, *args, **kwargs)
+        try: out = cls._apply(*args, **kwargs)
         finally: cls._node_cls = node_cls
     else:
-        out = _orig_apply(cls, *args, **kwargs)
+        out = cls._apply(*args, **kwargs)
     _FwState.busy = True
     try:
         if custom is not None:
@@ -431,12 +429,7 @@ def _save_for_forward(self: Node, *tensors: Tensor | None) -> None:
 
 def _install() -> None:
     "Register forward-mode AD with the core: the `Function.apply` hook, in-place tangents, `save_for_forward`."
-    Function.apply = classmethod(_fw_apply)
-    for f in vars(_ops).values():   # ops.py caches `fn_cls.apply` in the closures of the unary functions
-        if callable(f) and getattr(f, '__code__', None) is not None and f.__code__.co_freevars == ('apply',):
-            cell = f.__closure__[0]
-            m = cell.cell_contents
-            if getattr(m, '__func__', None) is _orig_apply: cell.cell_contents = getattr(m.__self__, 'apply')
+    _autograd._apply_hook = _fw_apply
     _views._commit, _views._snapshot = _fw_commit, _fw_snapshot
     Node.save_for_forward = _save_for_forward
 
