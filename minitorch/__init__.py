@@ -5,10 +5,10 @@
 # %% auto #0
 __all__ = []
 
-# %% ../nbs/99_api.ipynb #1bcbc2b2
+# %% ../nbs/99_api.ipynb #bc5a6dad
 __version__ = "0.1.0"
 
-# %% ../nbs/99_api.ipynb #3ba0721d
+# %% ../nbs/99_api.ipynb #584dae62
 from minitorch.dtypes import (
     bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64, complex32,
     complex64, complex128, half, float, double, chalf, cfloat, cdouble, dtype, finfo, iinfo,
@@ -39,7 +39,7 @@ from minitorch.ops import (
 from minitorch.reductions import (
     vdot, ger, sum, mean, prod, var, std, var_mean, std_mean, return_types, max, min, amax, amin,
     aminmax, argmax, argmin, any, all, count_nonzero, logsumexp, softmax, log_softmax, cumsum,
-    cumprod, mm, bmm, dot, mv, outer, matmul, norm,
+    cumprod, mm, bmm, dot, mv, outer, matmul, einsum, norm,
 )
 from minitorch.views import (
     swapaxes, swapdims, moveaxis, concat, concatenate, reshape, permute, transpose, t, broadcast_to,
@@ -50,7 +50,7 @@ from minitorch.views import (
     argsort, topk, unique, bincount, msort, index_put,
 )
 
-# %% ../nbs/99_api.ipynb #559f4814
+# %% ../nbs/99_api.ipynb #9f1eaad1
 from . import autograd, backends, cuda, datasets, scalar
 from . import nn, optim, utils, func, forward_ad, vision, training
 import minitorch.utils.data
