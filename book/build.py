@@ -1,8 +1,9 @@
 """Build the book: `nbs/*.ipynb` → `_proc/` (nbdev directives → Jupyter Book cell tags) → `book/_build/html`.
 
 Directives are read from the top of each code cell and stripped from what the reader sees:
-`#| hide` and `#| default_exp` cells are removed; `#| export` code is shown; cells flagged with one of
-settings.ini's `tst_flags` (slow, gpu, dist) or `#| eval: false` are shown but not executed;
+`#| hide` and `#| default_exp` cells are removed; `#| export` code is shown; cells flagged `#| gpu` or
+`#| dist` (they need hardware or processes the build machine may not have) or `#| eval: false` are shown but
+not executed. `#| slow` cells run: they draw the figures that take a while (training curves, full sweeps);
 `#| echo: false` hides the input and `#| output: false` the output. Every other cell runs, so plots appear.
 An API reference page is generated from the exported package's docstrings.
 """
@@ -22,10 +23,10 @@ NBS, PROC, OUT = ROOT / "nbs", ROOT / "_proc", ROOT / "book"
 
 
 def tst_flags() -> set[str]:
-    "The cell flags that mark cells not to execute (settings.ini `tst_flags`)."
+    "The cell flags that mark cells not to execute in the book: settings.ini's `tst_flags` except `slow`."
     cfg = configparser.ConfigParser()
     cfg.read(ROOT / "settings.ini")
-    return set(cfg["DEFAULT"].get("tst_flags", "").split())
+    return set(cfg["DEFAULT"].get("tst_flags", "").split()) - {"slow"}
 
 
 def split_directives(source: str) -> tuple[list[list[str]], str]:
