@@ -20,7 +20,7 @@ DTYPES = [mdt.bool, mdt.int32, mdt.int64, mdt.float16, mdt.bfloat16, mdt.float32
 REAL = {mdt.complex64: mdt.float32, mdt.complex128: mdt.float64}
 BOOL_MAP = {"logical_not", "isnan", "isinf", "isfinite", "signbit"}
 BOOL_ZIP = {"eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor"}
-FEW = settings(max_examples=6, deadline=None)
+FEW = settings(max_examples=3, deadline=None)
 SPECIAL = np.array([0.0, -0.0, 1.0, -1.0, 0.5, 2.5, -2.5, np.inf, -np.inf, np.nan, 3.0, 1e-3])
 
 
@@ -237,7 +237,7 @@ def test_reduce_every_dim_large():
 
 @pytest.mark.task9_4
 @pytest.mark.parametrize("dt", [mdt.float32, mdt.float64], ids=str)
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=12, deadline=None)
 @given(batch=st.integers(1, 3), n=st.integers(0, 9), k=st.integers(0, 9), m=st.integers(0, 9),
        ta=st.booleans(), tb=st.booleans(), bcast=st.booleans(), seed=st.integers(0, 2**32 - 1))
 def test_matmul(dt, batch, n, k, m, ta, tb, bcast, seed):
