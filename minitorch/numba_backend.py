@@ -645,10 +645,11 @@ def supports(family: str, op: str, in_dtype: np.dtype, out_dtype: dtype) -> bool
     return fn is not None and kind in fn.kinds
 
 
-# Below these sizes a kernel launch costs more than the work: the work goes to the numpy reference instead.
-# Measured on the 2-core machine (`kernels/bench_cpu.py` and the per-op overhead in this chapter): a parallel
-# launch costs ~0.1-3 ms, numpy's ufuncs ~2 µs; numpy's BLAS matmul beats the tiled kernel below ~512³.
-KERNEL_MIN_WORK = {"map": 2**16, "zip": 2**16, "reduce": 2**16, "matmul": 2**27}
+# Below these sizes the work goes to the numpy reference instead of a kernel. Measured on the 2-core machine
+# (`kernels/bench_cpu.py` and the per-op overhead below): a launch of these kernels costs 0.1-3 ms against ~2 µs
+# for a numpy ufunc, and even at 10⁷ elements map/zip/reduce run at 0.2-0.5× numpy and the tiled matmul at
+# 0.25-0.45× BLAS, so by default only very large work reaches a kernel. Lower them as the kernels get faster.
+KERNEL_MIN_WORK = {"map": 2**24, "zip": 2**24, "reduce": 2**24, "matmul": 2**31}
 
 
 class NumbaBackend(NumpyBackend):
