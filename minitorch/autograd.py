@@ -114,13 +114,19 @@ def _short_name(fn: Any) -> str:
 
 class Node:
     "A node of the backward graph: also the `ctx` of its `Function`."
-    __slots__ = ('next_functions', 'needs_input_grad', '_saved', '_saved_versions', '_in_meta', '_n_out',
-                 '_pre_hooks', '_hooks', '_out_meta', 'materialize_grads', '__dict__', '__weakref__')
+    __slots__ = ('next_functions', 'needs_input_grad', '_saved_versions', '_in_meta', '_out_meta', '__dict__',
+                 '__weakref__')
     _fn: Any = None
-
-    def __init__(self) -> None:
-        self._saved = None; self._pre_hooks = None; self._hooks = None; self._n_out = 1
-        self.materialize_grads = True
+    # Defaults read from the class until a node sets its own: every op makes a node, so it has no `__init__`.
+    _saved: tuple | None = None
+    _saved_fns: tuple | None = None
+    _pre_hooks: list | None = None
+    _hooks: list | None = None
+    _retain: list | None = None
+    _n_out: int = 1
+    _non_diff: Any = ()
+    _dirty: tuple | None = None
+    materialize_grads: bool = True
 
     def name(self) -> str:
         "The node's class name, e.g. 'AddBackward0'."
@@ -144,8 +150,7 @@ class Node:
         if s is None: return ()
         for k, (t, v) in enumerate(zip(s, self._saved_versions)):
             if t is not None and t._vbox[0] != v:
-                fns = getattr(self, '_saved_fns', None)
-                fn = fns[k] if fns else t.grad_fn
+                fn = self._saved_fns[k] if self._saved_fns else t.grad_fn
                 out = (f", which is output {t._output_nr} of {_short_name(fn)}," if fn is not None else "")
                 raise RuntimeError(
                     "one of the variables needed for gradient computation has been modified by an inplace "
@@ -207,7 +212,6 @@ class AccumulateGrad(Node):
     "The node of a leaf that requires grad: adds the incoming gradient into `variable.grad`."
     __slots__ = ('variable',)
     def __init__(self, variable: Tensor) -> None:
-        super().__init__()
         self.variable = variable
         self.next_functions = ()
         self.needs_input_grad = ()
@@ -250,39 +254,28 @@ class Function:
     def _apply(cls, *args: Any, **kwargs: Any) -> Any:
         "`apply` without the hook: what a hook calls to run the op."
         ctx = cls._node_cls()
-        need = False
-        if _State.grad_enabled:
-            for a in args:
-                if isinstance(a, Tensor) and a._requires_grad:
-                    need = True
-                    break
-        if not need:
-            ctx.needs_input_grad = (False,) * len(args)
-            _State.grad_enabled, prev = False, _State.grad_enabled
-            try: out = cls.forward(ctx, *args, **kwargs)
-            finally: _State.grad_enabled = prev
+        enabled = _State.grad_enabled
+        ctx.needs_input_grad = needs = tuple([enabled and isinstance(a, Tensor) and a._requires_grad for a in args])
+        _State.grad_enabled = False
+        try: out = cls.forward(ctx, *args, **kwargs)
+        finally: _State.grad_enabled = enabled
+        if True not in needs:   # nothing to record
             if _State.inference:
                 for o in (out if isinstance(out, tuple) else (out,)):
                     if isinstance(o, Tensor): o._inference = True
             return out
-        ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
-        _State.grad_enabled = False
-        try: out = cls.forward(ctx, *args, **kwargs)
-        finally: _State.grad_enabled = True
-        nif, nexts, meta = [], [], []
+        nexts, meta = [], []
         for a in args:
             if isinstance(a, Tensor):
-                rg = a._requires_grad
-                nif.append(rg)
-                if a.grad_fn is not None: nexts.append((a.grad_fn, a._output_nr))
-                elif rg: nexts.append((_grad_acc(a), 0))
-                else: nexts.append((None, 0))
+                fn = a.grad_fn
+                nexts.append((fn, a._output_nr) if fn is not None else
+                             (_grad_acc(a), 0) if a._requires_grad else (None, 0))
                 meta.append((a._data.shape, a.dtype))
             else:
-                nif.append(False)
                 meta.append(None)
-        if ctx._saved:
-            for t in ctx._saved:
+        saved = ctx._saved
+        if saved:
+            for t in saved:
                 if t is not None and t._inference:
                     raise RuntimeError("Inference tensors cannot be saved for backward. Please do not use Tensors "
                                        "created in inference mode in computation tracked by autograd. To work "
@@ -290,25 +283,28 @@ class Function:
                                        "autograd, or use `torch.no_grad()` instead of `torch.inference_mode()`.")
         ctx.next_functions = tuple(nexts)
         ctx._in_meta = meta
-        single = not isinstance(out, tuple)
-        outs = (out,) if single else out
-        non_diff = getattr(ctx, '_non_diff', ())
-        res = []
-        for i, o in enumerate(outs):
-            if isinstance(o, Tensor):
-                for a in args:
-                    if o is a:   # an input returned as is: give the output its own identity
-                        o = o.detach() if getattr(ctx, '_dirty', None) is None else o
-                        break
-                if (o.dtype.is_floating_point or o.dtype.is_complex) and id(o) not in non_diff:
-                    o._requires_grad = True
-                    o.grad_fn = ctx
-                    o._output_nr = i
-            res.append(o)
-        ctx._n_out = len(outs)
-        if ctx._saved: ctx._saved_fns = tuple(None if t is None else t.grad_fn for t in ctx._saved)
-        ctx._out_meta = [(o._data.shape, o.dtype, o._device) if isinstance(o, Tensor) else None for o in outs]
-        return res[0] if single else tuple(res)
+        if isinstance(out, Tensor):   # the common case, one output
+            out = _mark_output(ctx, out, 0, args)
+            ctx._out_meta = [(out._data.shape, out.dtype, out._device)]
+        else:
+            out = tuple(_mark_output(ctx, o, i, args) if isinstance(o, Tensor) else o for i, o in enumerate(out))
+            ctx._n_out = len(out)
+            ctx._out_meta = [(o._data.shape, o.dtype, o._device) if isinstance(o, Tensor) else None for o in out]
+        if saved: ctx._saved_fns = tuple([None if t is None else t.grad_fn for t in saved])
+        return out
+
+def _mark_output(ctx: Node, o: Tensor, i: int, args: tuple) -> Tensor:
+    "Make `o`, output `i` of `ctx`, a non-leaf of the graph (unless integer or marked non-differentiable)."
+    for a in args:
+        if o is a:   # an input returned as is: give the output its own identity
+            if ctx._dirty is None: o = o.detach()
+            break
+    dtype = o.dtype
+    if (dtype.is_floating_point or dtype.is_complex) and id(o) not in ctx._non_diff:
+        o._requires_grad = True
+        o.grad_fn = ctx
+        o._output_nr = i
+    return o
 
 class FunctionCtx(Node):
     "The type of `ctx` objects (for type hints)."
@@ -391,7 +387,7 @@ def run_backward(roots: Sequence[Tensor], grads: Sequence[Tensor], retain_graph:
             if buf is None: continue
             if node._pre_hooks:
                 buf = [None if g is None else _apply_tensor_hooks(node._pre_hooks, i, g) for i, g in enumerate(buf)]
-            retain = node.__dict__.get('_retain')
+            retain = node._retain
             if retain:   # retain_grad sees the gradient after every other hook, like PyTorch
                 for i, g in enumerate(buf):
                     if g is not None: _apply_tensor_hooks(retain, i, g)
@@ -401,7 +397,7 @@ def run_backward(roots: Sequence[Tensor], grads: Sequence[Tensor], retain_graph:
             if type(node) is AccumulateGrad:
                 if accumulate and buf[0] is not None: _accumulate_into_leaf(node.variable, buf[0], create_graph)
                 continue
-            if node.materialize_grads and any(g is None for g in buf):
+            if node._n_out > 1 and node.materialize_grads and any(g is None for g in buf):   # one output: never None
                 buf = [_zeros_for(node._out_meta[i]) if g is None and node._out_meta[i] is not None else g
                        for i, g in enumerate(buf)]
             in_grads = node._fn.backward(node, *buf)
@@ -557,7 +553,9 @@ def retain_grad(self: Tensor) -> None:
         if t is None: return
         g = g.detach()
         t.grad = g.clone() if t.grad is None else t.grad + g
-    self.grad_fn.__dict__.setdefault('_retain', []).append((self._output_nr, hook))
+    fn = self.grad_fn
+    if fn._retain is None: fn._retain = []
+    fn._retain.append((self._output_nr, hook))
 
 # %% ../nbs/07_autograd.ipynb #281fc2fa
 def _numeric_columns(f: Callable, x: np.ndarray, eps: float) -> list[tuple[np.ndarray, np.ndarray | None]]:
