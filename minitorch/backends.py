@@ -146,6 +146,9 @@ def is_contiguous(a: TensorData) -> bool:
 def from_numpy(arr: np.ndarray, out_dtype: dtype) -> TensorData:
     "Wrap the numpy result `arr` as a fresh contiguous `TensorData` of `out_dtype` (copies only if needed)."
     nd = out_dtype.numpy_dtype
+    if nd is None:     # complex32: each part rounded to fp16 (storage that already is complex32 passes)
+        arr = dt.complex32_pack(arr)
+        nd = arr.dtype
     if type(arr) is not np.ndarray: arr = np.asarray(arr)
     if arr.dtype != nd:
         if arr.dtype.kind == 'c' and nd.kind != 'c': arr = arr.real
@@ -155,12 +158,34 @@ def from_numpy(arr: np.ndarray, out_dtype: dtype) -> TensorData:
 
 _LOW = ('float16', 'bfloat16')
 
-def _load(a: TensorData) -> np.ndarray:
-    "numpy view of `a`, with float16/bfloat16 loaded into float32 (the compute dtype)."
+# complex32 (two fp16 words, computed in complex64) supports only these primitives, like PyTorch on CPU;
+# the others raise PyTorch's NotImplementedError naming its kernel (default: "<op>_cpu")
+_C32_OPS = frozenset(('id', 'neg', 'abs', 'conj', 'real', 'imag', 'isnan', 'isinf', 'isfinite', 'add', 'sub',
+                      'mul', 'eq', 'ne', 'any', 'all'))
+_C32_KERNELS = {'exp2': 'exp2', 'pow': 'pow', 'square': 'pow', 'sum': 'sum_cpu', 'prod': 'prod_out_cpu',
+                'cumsum': 'cumsum_out_cpu', 'cumprod': 'cumprod_out_cpu', 'max': 'max_values_cpu',
+                'min': 'min_values_cpu', 'matmul': 'addmm_impl_cpu_', 'floor_divide': 'div_floor_cpu',
+                'trunc_divide': 'div_trunc_cpu', 'sort': 'sort'}
+_C32_KERNELS.update({op: op + '_vml_cpu' for op in ('exp', 'log', 'log2', 'log10', 'log1p', 'expm1', 'sqrt',
+                     'sin', 'cos', 'tan', 'tanh', 'asin', 'acos', 'atan', 'erf', 'round')})
+
+def _load(a: TensorData, op: str | None = None) -> np.ndarray:
+    "numpy view of `a`, with float16/bfloat16 loaded into float32 and complex32 into complex64 (for `op`)."
     x = to_numpy(a)
-    if a.storage.dtype.itemsize == 2 and x.dtype.kind != 'i' and x.dtype.kind != 'u':
+    s = a.storage.dtype
+    if s.itemsize == 2 and x.dtype.kind != 'i' and x.dtype.kind != 'u':
         x = x.astype(np.float32)
+    elif s.names is not None:     # a structured dtype: complex32 storage
+        if op not in _C32_OPS:
+            kernel = _C32_KERNELS.get(op, f'{op}_cpu')
+            raise NotImplementedError(f"\"{kernel}\" not implemented for 'ComplexHalf'")
+        x = dt.complex32_unpack(x)
     return x
+
+def _no_complex32(a: TensorData, kernel: str) -> None:
+    "Raise PyTorch's NotImplementedError when `a` is complex32 and its CPU `kernel` has no ComplexHalf version."
+    if a.storage.dtype == dt.COMPLEX32_STORAGE:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'ComplexHalf'")
 
 # %% ../nbs/05_backends.ipynb #2c2ab7d8
 class Backend:
@@ -189,6 +214,7 @@ class Backend:
         raise NotImplementedError
     def scalar(self, value: Any, out_dtype: dtype) -> TensorData:
         "A 0-d TensorData holding the Python number `value` as `out_dtype`."
+        if out_dtype.numpy_dtype is None: return from_numpy(np.array(value), out_dtype)   # complex32
         try: return make_data(np.array((value,), dtype=out_dtype.numpy_dtype), ())
         except (OverflowError, TypeError, ValueError):   # e.g. 1000 as uint8 wraps like PyTorch
             with np.errstate(all='ignore'), warnings.catch_warnings():
@@ -214,15 +240,18 @@ class NumpyBackend(Backend):
 
     def map(self, op: str, a: TensorData, out_dtype: dtype) -> TensorData:
         "Elementwise unary `op` of `a`, computed in float32 for 16-bit floats."
-        return from_numpy(MAP_OPS[op](_load(a)), out_dtype)
+        return from_numpy(MAP_OPS[op](_load(a, op)), out_dtype)
 
     def zip(self, op: str, a: TensorData, b: TensorData, out_dtype: dtype) -> TensorData:
         "Elementwise binary `op` of same-shape `a` and `b`."
-        return from_numpy(ZIP_OPS[op](_load(a), _load(b)), out_dtype)
+        x, y = _load(a, op), _load(b, op)
+        if out_dtype is dt.complex32 and (op == 'add' or op == 'sub'):   # PyTorch: a + alpha*b, alpha = ±1+0j
+            return from_numpy(x + np.complex64(1 if op == 'add' else -1) * y, out_dtype)   # (signed zeros, inf)
+        return from_numpy(ZIP_OPS[op](x, y), out_dtype)
 
     def reduce(self, op: str, a: TensorData, dim: int, out_dtype: dtype) -> TensorData:
         "Reduce along `dim` keeping it; sums accumulate in float32 (16-bit), float64, or int64 (integers)."
-        x = _load(a)
+        x = _load(a, op)
         fn = REDUCE_OPS[op]
         if op in ('argmax', 'argmin'):
             if x.shape[dim] == 0: raise IndexError(f"{op}(): Expected reduction dim {dim} to have non-zero size.")
@@ -238,7 +267,7 @@ class NumpyBackend(Backend):
 
     def matmul(self, a: TensorData, b: TensorData, out_dtype: dtype) -> TensorData:
         "Batched matrix product with numpy's `matmul` (16-bit floats in float32)."
-        x, y = _load(a), _load(b)
+        x, y = _load(a, 'matmul'), _load(b, 'matmul')
         if x.dtype == np.bool_: x, y = x.astype(np.int64), y.astype(np.int64)
         return from_numpy(np.matmul(x, y), out_dtype)
 
@@ -246,6 +275,9 @@ class NumpyBackend(Backend):
         "Contiguous copy cast to `out_dtype` (float to int truncates; complex to real drops imag)."
         x = to_numpy(a)
         nd = out_dtype.numpy_dtype
+        c32 = x.dtype == dt.COMPLEX32_STORAGE
+        if nd is None: return from_numpy(x.copy() if c32 else x, out_dtype)   # to complex32
+        if c32: x = dt.complex32_unpack(x)
         if x.dtype.kind == 'c' and np.dtype(nd).kind != 'c': x = x.real
         with np.errstate(all='ignore'):
             if x.dtype != nd and x.dtype.itemsize == 2 and x.dtype.kind not in 'iu': x = x.astype(np.float32)
@@ -259,7 +291,7 @@ class NumpyBackend(Backend):
     # -- structural primitives beyond the core six (other backends may inherit these) --
     def cumulative(self, op: str, a: TensorData, dim: int, out_dtype: dtype) -> TensorData:
         "Inclusive scan (`cumsum`/`cumprod`/`cummax`/`cummin`) along `dim`."
-        x = _load(a)
+        x = _load(a, op)
         if op == 'cumsum': r = np.cumsum(x, axis=dim, dtype=np.int64 if x.dtype.kind in 'biu' else None)
         elif op == 'cumprod': r = np.cumprod(x, axis=dim, dtype=np.int64 if x.dtype.kind in 'biu' else None)
         elif op == 'cummax': r = np.maximum.accumulate(x, axis=dim)
@@ -274,7 +306,11 @@ class NumpyBackend(Backend):
         "In place: `a[key] = values` (or `+=` with repeated indices accumulating when `accumulate`)."
         x = to_numpy(a)
         v = to_numpy(values)
-        if accumulate: np.add.at(x, key, v)
+        if accumulate and x.dtype == dt.COMPLEX32_STORAGE:   # complex32: add in complex64, round once
+            z = dt.complex32_unpack(x)
+            np.add.at(z, key, dt.complex32_unpack(v))
+            x[...] = dt.complex32_pack(z)
+        elif accumulate: np.add.at(x, key, v)
         else: x[key] = v
 
     def assign(self, dst: TensorData, src: TensorData) -> None:
@@ -284,12 +320,14 @@ class NumpyBackend(Backend):
 
     def gather(self, a: TensorData, dim: int, index: TensorData) -> TensorData:
         "`out[i][j] = a[index[i][j]][j]` along `dim` (numpy's take_along_axis)."
+        _no_complex32(a, 'scatter_gather_tensor_cpu')
         r = np.take_along_axis(to_numpy(a), to_numpy(index), axis=dim)
         return from_numpy(r, dt.from_numpy_dtype(a.storage.dtype))
 
     def scatter(self, a: TensorData, dim: int, index: TensorData, src: TensorData,
                 reduce: str | None = None) -> None:
         "In place on `a`: `a[index[i][j]][j] = src[i][j]` along `dim` (`reduce='add'` accumulates)."
+        _no_complex32(a, 'scatter_gather_tensor_cpu')
         x, idx, s = to_numpy(a), to_numpy(index), to_numpy(src)
         full = tuple(np.arange(n).reshape([-1 if k == d else 1 for k in range(idx.ndim)])
                      for d, n in enumerate(idx.shape))
@@ -305,7 +343,7 @@ class NumpyBackend(Backend):
 
     def sort(self, a: TensorData, dim: int, descending: bool, stable: bool = True) -> tuple[TensorData, TensorData]:
         "Sorted values and int64 indices along `dim` (NaN sorts as largest, like PyTorch)."
-        x = _load(a)
+        x = _load(a, 'sort')
         if descending:
             if x.dtype.kind == 'b': idx = np.argsort(~x, axis=dim, kind='stable')
             elif x.dtype.kind == 'f':

@@ -446,6 +446,7 @@ def round(input: Tensor, *, decimals: int = 0, out: Any = None) -> Tensor:
 def sgn(input: Tensor) -> Tensor:
     "sign for real tensors; z/|z| for complex (0 at 0)."
     if not input.dtype.is_complex: return sign(input).detach() if not _State.grad_enabled else sign(input)
+    if input.dtype is dt.complex32: return sgn(input.to(dt.complex64)).to(dt.complex32)   # no complex32 `/`
     a = abs(input)
     return where(a == 0, 0.0, input / where(a == 0, 1.0, a))
 
@@ -458,6 +459,8 @@ def _cmp(op: str, a: Any, b: Any) -> Tensor:
     "A comparison `op` of `a` and `b` (promoted to a common dtype first); a bool tensor."
     _check_operand(a); _check_operand(b)
     if (isinstance(a, Tensor) and a.dtype.is_complex or isinstance(b, Tensor) and b.dtype.is_complex) and op not in ('eq', 'ne'):
+        if _result_type(a, b) is dt.complex32:
+            raise NotImplementedError(f"\"{op}_cpu\" not implemented for 'ComplexHalf'")
         raise RuntimeError(f"\"{op}_cpu\" not implemented for 'ComplexFloat'")
     return binary_forward(op, a, _scalar_arg(b), out_dtype=dt.bool)
 
@@ -550,6 +553,8 @@ def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e
 
 def equal(input: Tensor, other: Tensor) -> bool:
     "Same shape and same elements."
+    if dt.complex32 in (input.dtype, other.dtype):
+        raise NotImplementedError("\"equal_notnan_cpu\" not implemented for 'ComplexHalf'")
     return tuple(input.shape) == tuple(other.shape) and builtins.bool((input == other).all())
 
 class _NoGrad:
@@ -707,7 +712,7 @@ def _caster(d: dtype) -> Any:
 
 for _n, _d in [('float', dt.float32), ('double', dt.float64), ('half', dt.float16), ('bfloat16', dt.bfloat16),
                ('long', dt.int64), ('int', dt.int32), ('short', dt.int16), ('char', dt.int8), ('byte', dt.uint8),
-               ('bool', dt.bool), ('cfloat', dt.complex64), ('cdouble', dt.complex128)]:
+               ('bool', dt.bool), ('chalf', dt.complex32), ('cfloat', dt.complex64), ('cdouble', dt.complex128)]:
     setattr(Tensor, _n, _caster(_d))
 
 def _type_method(self: Tensor, dtype: Any = None) -> Any:

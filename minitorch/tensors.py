@@ -305,7 +305,7 @@ def _py_numpy(t: Tensor) -> np.ndarray:
     "Host values in a numpy dtype whose `tolist()` gives Python scalars (16-bit floats widened)."
     a = _host_numpy(t)
     if t.dtype is dt.bfloat16 or t.dtype is dt.float16: a = a.astype(np.float32)
-    elif t.dtype is dt.complex32: a = a.astype(np.complex64) if a.dtype.kind == 'c' else a
+    elif t.dtype is dt.complex32: a = dt.complex32_unpack(a)
     return a
 
 @patch
@@ -325,6 +325,7 @@ def numpy(self: Tensor, *, force: bool = False) -> np.ndarray:
     "A numpy array sharing memory with this (cpu) tensor."
     if self._requires_grad and not force:
         raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+    if self.dtype is dt.complex32: raise TypeError("Got unsupported ScalarType ComplexHalf")
     if self._device.type != 'cpu' and not force:
         raise TypeError(f"can't convert {self._device.type}:{self._device.index or 0} device type tensor to "
                         "numpy. Use Tensor.cpu() to copy the tensor to host memory first.")
@@ -332,6 +333,7 @@ def numpy(self: Tensor, *, force: bool = False) -> np.ndarray:
 
 @patch
 def __array__(self: Tensor, dtype: Any = None, copy: Any = None) -> np.ndarray:
+    if self.dtype is dt.complex32: raise TypeError("Got unsupported ScalarType ComplexHalf")
     a = _host_numpy(self)
     return a if dtype is None else a.astype(dtype)
 
@@ -423,7 +425,10 @@ def _default_for_kind(kind: str) -> dtype:
 def _np_to_data(arr: np.ndarray, dtype: dtype) -> TensorData:
     "A fresh contiguous TensorData holding `arr` cast to `dtype`."
     nd = dtype.numpy_dtype
-    if nd is None: raise RuntimeError(f"{dtype} tensors are not supported by this operation yet")
+    if arr.dtype == dt.COMPLEX32_STORAGE:
+        if nd is None: return TensorData(np.array(arr, order='C').reshape(-1), arr.shape)
+        arr = dt.complex32_unpack(arr)
+    if nd is None: return TensorData(dt.complex32_pack(arr).reshape(-1), arr.shape)
     if arr.dtype.kind == 'c' and np.dtype(nd).kind != 'c': arr = arr.real
     if arr.dtype != nd and str(arr.dtype) == 'bfloat16': arr = arr.astype(np.float32)
     with np.errstate(all='ignore'):
@@ -581,6 +586,7 @@ def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: dtype | None = 
     vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
     start, end, step = vals
     if step == 0: raise RuntimeError("step must be nonzero")
+    if dtype is dt.complex32: raise NotImplementedError("\"arange_cpu\" not implemented for 'ComplexHalf'")
     if dtype is None:
         dtype = dt.int64 if all(isinstance(v, builtins.int) for v in vals) else dt.get_default_dtype()
     n = builtins.max(0, math.ceil((end - start) / step))
@@ -597,6 +603,7 @@ def linspace(start: Any, end: Any, steps: int, *, dtype: dtype | None = None, de
     end = end.item() if isinstance(end, Tensor) else end
     if steps < 0: raise RuntimeError("number of steps must be non-negative")
     dtype = dtype or dt.get_default_dtype()
+    if dtype is dt.complex32: raise NotImplementedError("\"linspace_cpu\" not implemented for 'ComplexHalf'")
     # PyTorch computes in the output dtype: start + step*i for the first half, end - step*(steps-1-i) after
     ct = np.float32 if dtype in (dt.float32, dt.float16, dt.bfloat16) else (
         np.complex64 if dtype is dt.complex64 else np.complex128 if dtype.is_complex else np.float64)
@@ -622,6 +629,7 @@ def logspace(start: float, end: float, steps: int, base: float = 10.0, *, dtype:
 def eye(n: int, m: int | None = None, *, dtype: dtype | None = None, device: Any = None,
         requires_grad: bool = False, out: Any = None) -> Tensor:
     "The `n`×`m` identity matrix."
+    if dtype is dt.complex32: raise NotImplementedError("\"eye\" not implemented for 'ComplexHalf'")
     return _new(np.eye(n, n if m is None else m), dtype or dt.get_default_dtype(), device, requires_grad)
 
 # %% ../nbs/06_tensor.ipynb #4d77fbce
@@ -688,14 +696,18 @@ def rand(*size: Any, generator: Generator | None = None, dtype: dtype | None = N
          requires_grad: bool = False, out: Any = None) -> Tensor:
     "Uniform samples in [0, 1)."
     d = _float_dtype(dtype, 'check_uniform_bounds')
-    arr = _rng(generator).random(_sizes(size), dtype=np.float64 if d is dt.float64 else np.float32)
+    shape = _sizes(size) + ((2,) if d.is_complex else ())   # complex: real and imaginary part each uniform
+    arr = _rng(generator).random(shape, dtype=np.float64 if d.to_real() is dt.float64 else np.float32)
+    if d.is_complex: arr = arr[..., 0] + 1j * arr[..., 1]
     return _new(arr, d, device, requires_grad)
 
 def randn(*size: Any, generator: Generator | None = None, dtype: dtype | None = None, device: Any = None,
           requires_grad: bool = False, out: Any = None) -> Tensor:
     "Standard normal samples."
     d = _float_dtype(dtype, 'normal_kernel_cpu')
-    arr = _rng(generator).standard_normal(_sizes(size), dtype=np.float64 if d is dt.float64 else np.float32)
+    shape = _sizes(size) + ((2,) if d.is_complex else ())   # complex: each part N(0, 1/2), variance 1 in all
+    arr = _rng(generator).standard_normal(shape, dtype=np.float64 if d.to_real() is dt.float64 else np.float32)
+    if d.is_complex: arr = (arr[..., 0] + 1j * arr[..., 1]) * math.sqrt(0.5)
     return _new(arr, d, device, requires_grad)
 
 def randint(low: int, high: int | None = None, size: Sequence[int] | None = None, *,

@@ -443,6 +443,8 @@ class Flip(Function):
 def flip(input: Tensor, dims: Any) -> Tensor:
     "Reverse the elements along `dims`."
     dims = (dims,) if isinstance(dims, builtins.int) else tuple(dims)
+    if input.dtype is dt.complex32:
+        raise NotImplementedError("\"flip_cpu\" not implemented for 'ComplexHalf'")
     return Flip.apply(input, tuple(normalize_dim(d, input.ndim) for d in dims))
 
 def fliplr(input: Tensor) -> Tensor:
@@ -621,7 +623,8 @@ def masked_select(input: Tensor, mask: Tensor) -> Tensor:
 
 def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
     "Indices of the non-zero elements."
-    idx = np.nonzero(input.detach().cpu().numpy())
+    x = input.detach().cpu()
+    idx = np.nonzero((x != 0).numpy() if x.dtype is dt.complex32 else x.numpy())
     if as_tuple: return tuple(tensor(i, dtype=dt.int64, device=input._device) for i in idx)
     return tensor(np.stack(idx, 1) if idx else np.zeros((1, 0)), dtype=dt.int64, device=input._device)
 
@@ -632,6 +635,7 @@ def argwhere(input: Tensor) -> Tensor:
 def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> Any:
     "(values, indices) sorted along `dim` (NaN last ascending, like PyTorch); values carry gradients."
     from minitorch.reductions import return_types
+    if input.dtype.is_complex: raise RuntimeError(" Sort does not support complex dtypes on CPU")
     if input.ndim == 0: return return_types.sort(input.clone(), zeros((), dtype=dt.int64))
     d = normalize_dim(dim, input.ndim)
     _, idx = get_backend(input._device.type).sort(input._data, d, descending)
