@@ -759,10 +759,17 @@ def conj(input: Tensor) -> Tensor:
     return Conj.apply(input) if input.dtype.is_complex else input
 
 class _Part(Function):
-    "Real or imaginary part of a complex tensor."
+    "Real or imaginary part of a complex tensor: a view of every other real word of its storage (on cpu)."
     @classmethod
     def forward(cls, ctx, x):
-        return unary_forward(cls.op, x, out_dtype=x.dtype.to_real())
+        real = x.dtype.to_real()
+        if x._device.type != 'cpu': return unary_forward(cls.op, x, out_dtype=real)
+        d = x._data    # element k's (real, imag) are words 2k, 2k+1 of the storage read as `real`
+        words = d.storage.view(np.float16 if real is dt.float16 else real.numpy_dtype)
+        td = TensorData(words, d.shape, tuple(2 * s for s in d.strides), 2 * d.offset + (cls.op == 'imag'))
+        t = Tensor._make(td, real, x._device)
+        t._vbox, t._base = x._vbox, x if x._base is None else x._base
+        return t
     @classmethod
     def backward(cls, ctx, g):
         z = g.to(dt.promote_types(g.dtype, dt.complex64) if g.dtype is not dt.float64 else dt.complex128)

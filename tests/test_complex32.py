@@ -376,3 +376,15 @@ def test_save_load_round_trip(layout):
     r = minitorch.load(io.BytesIO(buf.getvalue()))
     assert r["z"].dtype is MT and tuple(r["z"].shape) == tuple(a.shape)
     assert (bits(r["z"]) == bits(a)).all() and (bits(r["n"][0]) == bits(a[0])).all()
+
+
+@pytest.mark.parametrize("dtype", ["complex32", "complex64", "complex128"])
+def test_real_imag_are_views(dtype):
+    v = [[1 + 2j, 3 - 1j, 0.5j], [2, -1 - 1j, 4j]]
+    a, ta = minitorch.tensor(v, dtype=getattr(minitorch, dtype)), torch.tensor(v, dtype=getattr(torch, dtype))
+    for f in (lambda t: t.real, lambda t: t.imag, lambda t: t.t().imag, lambda t: t[1, ::2].real):
+        x, y = f(a), f(ta)
+        assert x.stride() == y.stride() and x.storage_offset() == y.storage_offset() and x.tolist() == y.tolist()
+    a.imag[0].mul_(3); ta.imag[0].mul_(3)          # writes through to the complex tensor
+    a.t().real[2] = 7; ta.t().real[2] = 7
+    assert a.tolist() == ta.tolist() and a._version == ta._version
