@@ -5,7 +5,9 @@
 # %% auto #0
 __all__ = []
 
-# %% ../../nbs/12b_nn.ipynb #80b2236d
+# %% ../../nbs/12b_nn.ipynb #b0779fd8
 from .modules import *
 from .modules import Module, Parameter
 from . import functional, init, utils
+from .pooling import (MaxPool1d, AvgPool1d, AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool2d,
+                                  MaxUnpool1d, MaxUnpool2d)

@@ -770,7 +770,7 @@ class ModuleDict(Module):
         "Add every (key, module) of `modules`."
         for k, m in (modules.items() if isinstance(modules, Mapping) else modules): self[k] = m
 
-# %% ../../nbs/11_nn_layers.ipynb #2be321e1
+# %% ../../nbs/11_nn_layers.ipynb #e012006b
 import math
 from . import functional as F
 from . import init
@@ -816,11 +816,20 @@ class _ConvNd(Module):
             raise ValueError(f"Invalid padding string {padding!r}, should be one of {{'same', 'valid'}}")
         if padding == 'same' and any(s != 1 for s in stride):
             raise ValueError("padding='same' is not supported for strided convolutions")
-        if padding_mode != 'zeros':
-            raise NotImplementedError(f"padding_mode={padding_mode!r} is not implemented (only 'zeros')")
+        modes = {'zeros', 'reflect', 'replicate', 'circular'}
+        if padding_mode not in modes:
+            raise ValueError(f"padding_mode must be one of {modes}, but got padding_mode='{padding_mode}'")
         self.in_channels, self.out_channels, self.kernel_size = in_channels, out_channels, kernel_size
         self.stride, self.padding, self.dilation, self.groups = stride, padding, dilation, groups
         self.output_padding, self.transposed, self.padding_mode = (0,) * len(kernel_size), False, padding_mode
+        n = len(kernel_size)
+        if isinstance(padding, str):            # F.pad's (last-dim left, right, ...) for the non-zero modes
+            rev = [0, 0] * n
+            if padding == 'same':
+                for d, k, i in zip(dilation, kernel_size, range(n - 1, -1, -1)):
+                    rev[2 * i], rev[2 * i + 1] = d * (k - 1) // 2, d * (k - 1) - d * (k - 1) // 2
+        else: rev = [p for p in reversed(padding) for _ in range(2)]
+        self._reversed_padding_repeated_twice = rev
         self.weight = Parameter(minitorch.empty((out_channels, in_channels // groups, *kernel_size),
                                                 device=device, dtype=dtype))
         if bias: self.bias = Parameter(minitorch.empty((out_channels,), device=device, dtype=dtype))
@@ -835,7 +844,15 @@ class _ConvNd(Module):
         if self.dilation != (1,) * len(self.dilation): s += ', dilation={dilation}'
         if self.groups != 1: s += ', groups={groups}'
         if self.bias is None: s += ', bias=False'
+        if self.padding_mode != 'zeros': s += ', padding_mode={padding_mode}'
         return s.format(**self.__dict__)
+
+    def _conv_forward(self, conv: Any, input: Tensor) -> Tensor:
+        "`conv` of `input`; a non-zero `padding_mode` pads with `F.pad` first and convolves unpadded."
+        if self.padding_mode != 'zeros':
+            input = F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode)
+            return conv(input, self.weight, self.bias, self.stride, 0, self.dilation, self.groups)
+        return conv(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
 
 class Conv1d(_ConvNd):
     "1-D convolution over `(N, C, L)`."
@@ -846,8 +863,7 @@ class Conv1d(_ConvNd):
         super().__init__(in_channels, out_channels, one(kernel_size), one(stride), one(padding), one(dilation),
                          groups, bias, padding_mode, device, dtype)
 
-    def forward(self, input: Tensor) -> Tensor:
-        return F.conv1d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+    def forward(self, input: Tensor) -> Tensor: return self._conv_forward(F.conv1d, input)
 
 class Conv2d(_ConvNd):
     "2-D convolution over `(N, C, H, W)` (unfold + matmul)."
@@ -858,10 +874,9 @@ class Conv2d(_ConvNd):
         super().__init__(in_channels, out_channels, two(kernel_size), two(stride), two(padding), two(dilation),
                          groups, bias, padding_mode, device, dtype)
 
-    def forward(self, input: Tensor) -> Tensor:
-        return F.conv2d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+    def forward(self, input: Tensor) -> Tensor: return self._conv_forward(F.conv2d, input)
 
-# %% ../../nbs/11_nn_layers.ipynb #f25ba69e
+# %% ../../nbs/11_nn_layers.ipynb #d783a5c0
 class MaxPool2d(Module):
     "Max over `kernel_size` windows."
     def __init__(self, kernel_size: int | tuple, stride: int | tuple | None = None, padding: int | tuple = 0,
@@ -940,7 +955,7 @@ class Embedding(Module):
         rows, cols = embeddings.shape
         return cls(rows, cols, padding_idx, _weight=embeddings, _freeze=freeze, **kwargs)
 
-# %% ../../nbs/11_nn_layers.ipynb #02e75d8c
+# %% ../../nbs/11_nn_layers.ipynb #f41c4821
 class LayerNorm(Module):
     "Normalise over the trailing `normalized_shape` dims; learnable `weight` (ones) and `bias` (zeros)."
     def __init__(self, normalized_shape: int | Sequence[int], eps: float = 1e-5, elementwise_affine: bool = True,
@@ -1029,7 +1044,7 @@ class Dropout(Module):
     def forward(self, input: Tensor) -> Tensor: return F.dropout(input, self.p, self.training, self.inplace)
     def extra_repr(self) -> str: return f'p={self.p}, inplace={self.inplace}'
 
-# %% ../../nbs/11_nn_layers.ipynb #8b6f86d4
+# %% ../../nbs/11_nn_layers.ipynb #be5b5b5d
 class ReLU(Module):
     "$\\max(x, 0)$."
     def __init__(self, inplace: bool = False) -> None:
@@ -1074,7 +1089,7 @@ class Flatten(Module):
     def forward(self, input: Tensor) -> Tensor: return input.flatten(self.start_dim, self.end_dim)
     def extra_repr(self) -> str: return f'start_dim={self.start_dim}, end_dim={self.end_dim}'
 
-# %% ../../nbs/11_nn_layers.ipynb #43fd06a8
+# %% ../../nbs/11_nn_layers.ipynb #82954033
 class _Loss(Module):
     "Base of the loss modules: holds `reduction`."
     def __init__(self, size_average: bool | None = None, reduce: bool | None = None, reduction: str = 'mean') -> None:
