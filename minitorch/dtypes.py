@@ -8,7 +8,7 @@ __all__ = ['bool', 'uint8', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloa
            'dtype', 'from_numpy_dtype', 'finfo', 'iinfo', 'get_default_dtype', 'set_default_dtype', 'scalar_type',
            'promote_types', 'can_cast', 'result_type', 'compute_dtype', 'complex32_pack', 'complex32_unpack']
 
-# %% ../nbs/03_dtypes.ipynb #f8fcdcf4
+# %% ../nbs/03_dtypes.ipynb #7a825be5
 import builtins
 import math
 from typing import Any
@@ -16,7 +16,7 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
-# %% ../nbs/03_dtypes.ipynb #d14da2e5
+# %% ../nbs/03_dtypes.ipynb #782ef6ec
 _BOOL, _INT, _FLOAT, _COMPLEX = 0, 1, 2, 3   # the categories, in promotion order
 _CATEGORY_NAMES = ("bool", "integer", "floating point", "complex")
 _BY_NAME: dict = {}
@@ -61,7 +61,7 @@ class dtype:
     def __copy__(self): return self
     def __deepcopy__(self, memo): return self
 
-# %% ../nbs/03_dtypes.ipynb #c3b84c80
+# %% ../nbs/03_dtypes.ipynb #20c1bea6
 bool = dtype("bool", 1, _BOOL, False, np.bool_)
 uint8 = dtype("uint8", 1, _INT, False, np.uint8)
 int8 = dtype("int8", 1, _INT, True, np.int8)
@@ -83,7 +83,7 @@ _ALL_DTYPES = (bool, uint8, int8, int16, int32, int64, float16, bfloat16, float3
 _TO_REAL = {complex32: float16, complex64: float32, complex128: float64}
 _TO_COMPLEX = {float16: complex32, bfloat16: complex64, float32: complex64, float64: complex128}
 
-# %% ../nbs/03_dtypes.ipynb #de8ece39
+# %% ../nbs/03_dtypes.ipynb #530b423e
 _FROM_NUMPY = {d.numpy_dtype: d for d in _ALL_DTYPES if d.numpy_dtype is not None}
 
 
@@ -96,7 +96,7 @@ def from_numpy_dtype(np_dtype: Any) -> dtype:
                         "int8, uint8, and bool.")
     return _FROM_NUMPY[nd]
 
-# %% ../nbs/03_dtypes.ipynb #2c13e596
+# %% ../nbs/03_dtypes.ipynb #d896b4c6
 _FLOAT_LAYOUT = {float16: (5, 10), bfloat16: (8, 7), float32: (8, 23), float64: (11, 52)}  # (e, p)
 
 
@@ -138,7 +138,7 @@ class iinfo:
     def __repr__(self) -> str:
         return f"iinfo(min={self.min:g}, max={self.max:g}, dtype={self.dtype})"
 
-# %% ../nbs/03_dtypes.ipynb #6fbe91ac
+# %% ../nbs/03_dtypes.ipynb #e934c7be
 _default_dtype = float32
 
 
@@ -171,7 +171,7 @@ def scalar_type(value: Any) -> dtype:
     if isinstance(value, (complex, np.complexfloating)): return _default_complex_dtype()
     raise TypeError(f"expected a Python scalar (bool, int, float or complex), got {type(value).__name__}")
 
-# %% ../nbs/03_dtypes.ipynb #38b088fb
+# %% ../nbs/03_dtypes.ipynb #5ddb5f32
 def promote_types(type1: dtype, type2: dtype) -> dtype:
     "The smallest dtype to which both `type1` and `type2` can be converted, like `torch.promote_types`."
     # BEGIN SOLUTION 3.1
@@ -194,17 +194,17 @@ def promote_types(type1: dtype, type2: dtype) -> dtype:
     return {8: int8, 16: int16, 32: int32, 64: int64}[bits]
     # END SOLUTION 3.1
 
-# %% ../nbs/03_dtypes.ipynb #81a89860
+# %% ../nbs/03_dtypes.ipynb #0fc0d920
 _SHORT = {bool: "b", uint8: "u8", int8: "i8", int16: "i16", int32: "i32", int64: "i64", float16: "f16",
           bfloat16: "bf16", float32: "f32", float64: "f64", complex32: "c32", complex64: "c64",
           complex128: "c128"}
 
-# %% ../nbs/03_dtypes.ipynb #e0d17d03
+# %% ../nbs/03_dtypes.ipynb #b1b1374b
 def can_cast(from_: dtype, to: dtype) -> builtins.bool:
     "True unless casting `from_` to `to` lowers the category (e.g. float -> int), like `torch.can_cast`."
     return from_._category <= to._category
 
-# %% ../nbs/03_dtypes.ipynb #57d02f53
+# %% ../nbs/03_dtypes.ipynb #3a061606
 def result_type(*operands: Any) -> dtype:
     "Dtype of an op on `operands` (tensors: objects with .dtype/.ndim; Python scalars), like `torch.result_type`."
     # BEGIN SOLUTION 3.2
@@ -226,12 +226,12 @@ def result_type(*operands: Any) -> dtype:
     return combine(groups[0], combine(groups[1], groups[2]))
     # END SOLUTION 3.2
 
-# %% ../nbs/03_dtypes.ipynb #b192aedf
+# %% ../nbs/03_dtypes.ipynb #d55ae154
 def compute_dtype(d: dtype) -> dtype:
     "The dtype kernels compute in: float32 for float16/bfloat16, complex64 for complex32, else `d`."
     return {float16: float32, bfloat16: float32, complex32: complex64}.get(d, d)
 
-# %% ../nbs/03_dtypes.ipynb #54d8eda6
+# %% ../nbs/03_dtypes.ipynb #a34836f2
 COMPLEX32_STORAGE = np.dtype([("real", "<f2"), ("imag", "<f2")])   # one complex32 element: two fp16 words
 _FROM_NUMPY[COMPLEX32_STORAGE] = complex32
 _COMPLEX32_WARNED = [False]
