@@ -5,9 +5,10 @@
 # %% auto #0
 __all__ = []
 
-# %% ../../nbs/12b_nn.ipynb #b0779fd8
+# %% ../../nbs/12b_nn.ipynb #260025ce
 from .modules import *
 from .modules import Module, Parameter
 from . import functional, init, utils
 from .pooling import (MaxPool1d, AvgPool1d, AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool2d,
                                   MaxUnpool1d, MaxUnpool2d)
+from .transformer import TransformerEncoder, TransformerDecoderLayer, TransformerDecoder, Transformer
