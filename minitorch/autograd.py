@@ -13,6 +13,7 @@ import numpy as np
 
 from . import dtypes as dt
 from .tensors import Tensor, patch
+from .backends import get_backend
 
 # %% auto #0
 __all__ = ['BackwardCFunction', 'is_grad_enabled', 'is_inference_mode_enabled', 'no_grad', 'enable_grad', 'set_grad_enabled',
@@ -439,12 +440,21 @@ def run_backward(roots: Sequence[Tensor], grads: Sequence[Tensor], retain_graph:
 def _accumulate_into_leaf(t: Tensor, g: Tensor, create_graph: bool) -> None:
     "`t.grad += g` (a fresh tensor the first time; recorded when `create_graph`)."
     g = _apply_tensor_hooks(t._hooks, None, g)
-    if t.grad is None:
-        t.grad = g if create_graph else g.detach().clone()
-    elif create_graph or t.grad._requires_grad:
-        t.grad = t.grad + g
+    acc = t.grad
+    if acc is None:
+        t.grad = g if create_graph else _copy_of(g)
+    elif create_graph or acc._requires_grad:
+        t.grad = acc + g
+    elif acc.dtype is g.dtype and acc._device is g._device and acc._data.shape == g._data.shape:
+        bk = get_backend(acc._device.type)   # `acc.add_(g)` in the common case, without the in-place op machinery
+        bk.assign(acc._data, bk.zip('add', acc._data, g._data, acc.dtype))
+        acc._vbox[0] += 1
     else:
-        t.grad.add_(g.detach())
+        acc.add_(g.detach())
+
+def _copy_of(g: Tensor) -> Tensor:
+    "`g.detach().clone()`: a fresh copy outside the graph (a backend copy, without the op machinery)."
+    return Tensor._make(get_backend(g._device.type).copy(g._data, g.dtype), g.dtype, g._device)
 
 # %% ../nbs/07_autograd.ipynb #e252dd13
 def _make_grads(outputs: Sequence[Tensor], grad_outputs: Sequence[Tensor | None]) -> list[Tensor]:

@@ -134,10 +134,13 @@ def to_numpy(a: TensorData) -> np.ndarray:
     if r is not None: return r
     s, shape, strides = a.storage, a.shape, a.strides
     if a.offset == 0 and strides == _contiguous_strides(shape) and s.shape[0] == math.prod(shape):
-        return s.reshape(shape)
-    if 0 in shape: return a.to_numpy()
-    item = s.itemsize
-    return np.ndarray(shape, s.dtype, s, a.offset * item, tuple(st * item for st in strides))
+        r = s.reshape(shape)
+    elif 0 in shape: r = a.to_numpy()
+    else:
+        item = s.itemsize
+        r = np.ndarray(shape, s.dtype, s, a.offset * item, tuple(st * item for st in strides))
+    a._np = r   # kept for the next call: a TensorData never changes once built
+    return r
 
 def is_contiguous(a: TensorData) -> bool:
     "Row-major without gaps (fast path of `TensorData.is_contiguous`)."

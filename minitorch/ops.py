@@ -820,12 +820,15 @@ _OPERATORS = {
     '__le__': le, '__gt__': gt, '__ge__': ge,
 }
 
+_EQ_OPERAND = (Tensor,) + _Number               # the operand types that `==`/`!=` compare elementwise
+_OPERAND = _EQ_OPERAND + (np.generic,)          # and the other operators (built once: every `x + y` checks)
+
 for _k, _f in _OPERATORS.items():
     if _k in ('__neg__', '__pos__', '__abs__', '__invert__'): setattr(Tensor, _k, lambda self, _f=_f: _f(self))
     elif _k in ('__eq__', '__ne__'):
-        setattr(Tensor, _k, lambda self, other, _f=_f: _f(self, other) if isinstance(other, (Tensor,) + _Number)
+        setattr(Tensor, _k, lambda self, other, _f=_f: _f(self, other) if isinstance(other, _EQ_OPERAND)
                 else NotImplemented)
     else:
-        setattr(Tensor, _k, lambda self, other, _f=_f: _f(self, other) if isinstance(other, (Tensor,) + _Number)
-                or isinstance(other, np.generic) else NotImplemented)
+        setattr(Tensor, _k, lambda self, other, _f=_f: _f(self, other) if isinstance(other, _OPERAND)
+                else NotImplemented)
 Tensor.__hash__ = lambda self: id(self)

@@ -467,7 +467,7 @@ def _check_same_dtype(a: Tensor, b: Tensor) -> None:
 
 def _mH(x: Tensor) -> Tensor:
     "Conjugate transpose of the last two dims."
-    return _cj(x.transpose(-2, -1))
+    return _cj(x.mT)
 
 class BMM(Function):
     "(B, n, k) @ (B, k, m) -> (B, n, m)."

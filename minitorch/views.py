@@ -56,6 +56,14 @@ def _fast_view(d: TensorData, shape: tuple) -> TensorData | None:
     td.storage, td.shape, td.strides, td.offset = d.storage, shape, _contiguous_strides(shape), d.offset
     return td
 
+def _swapped(d: TensorData, d0: int, d1: int) -> TensorData:
+    "The view of `d` with dims `d0`, `d1` (already normalized) swapped, built without re-validation."
+    shape, strides = list(d.shape), list(d.strides)
+    shape[d0], shape[d1], strides[d0], strides[d1] = shape[d1], shape[d0], strides[d1], strides[d0]
+    td = object.__new__(TensorData)
+    td.storage, td.shape, td.strides, td.offset = d.storage, tuple(shape), tuple(strides), d.offset
+    return td
+
 class View(Function):
     "view/reshape: the gradient is reshaped back."
     _node_name = 'ViewBackward0'
@@ -124,7 +132,7 @@ class Transpose(Function):
     @staticmethod
     def forward(ctx, x, d0, d1):
         ctx.d = (d0, d1)
-        return _view_out(x, x._data.transpose(d0, d1))
+        return _view_out(x, _swapped(x._data, d0, d1))   # callers normalize the dims (hot path: mT in linear)
     @staticmethod
     def backward(ctx, g):
         return g.transpose(*ctx.d), None, None
@@ -832,10 +840,10 @@ def _snapshot(self: Tensor) -> Tensor:
 
 def _commit(self: Tensor, new: Tensor) -> Tensor:
     "Write `new` (the op's result) into `self`'s storage, bump the version, rebase the history."
-    if not dt.can_cast(new.dtype, self.dtype):
+    if new.dtype is not self.dtype and not dt.can_cast(new.dtype, self.dtype):
         raise RuntimeError(f"result type {_legacy(new.dtype)} can't be cast to the desired output type "
                            f"{_legacy(self.dtype)}")
-    if tuple(new.shape) != tuple(self.shape):
+    if new._data.shape != self._data.shape:
         try: shape = broadcast_shapes(self.shape, new.shape)
         except RuntimeError: shape = new.shape
         if tuple(shape) != tuple(self.shape):
@@ -853,8 +861,7 @@ def _commit(self: Tensor, new: Tensor) -> Tensor:
 def inplace(self: Tensor, fn: Callable, *args: Any, **kwargs: Any) -> Tensor:
     "Run the out-of-place op `fn(self, *args)` and store its result in `self` (the in-place version)."
     record = _check_inplace(self)
-    other_rg = builtins.any(isinstance(a, Tensor) and a._requires_grad for a in args)
-    if record and (self._requires_grad or other_rg):
+    if record and (self._requires_grad or builtins.any(isinstance(a, Tensor) and a._requires_grad for a in args)):
         new = fn(_snapshot(self), *args, **kwargs)
     else:
         with _NoGrad(): new = fn(self, *args, **kwargs)
