@@ -128,8 +128,9 @@ def sum_to_shape(grad: Tensor, shape: tuple) -> Tensor:
     shape = tuple(shape)
     if tuple(grad.shape) == shape: return grad
     lead = grad.ndim - len(shape)
-    dims = list(range(lead))
-    dims += [lead + i for i, n in enumerate(shape) if n == 1 and grad.shape[lead + i] != 1]
+    stretched = [lead + i for i, n in enumerate(shape) if n == 1 and grad.shape[lead + i] != 1]
+    if lead and not stretched: return grad.sum(dim=tuple(range(lead)))   # only new leading dims: one op
+    dims = list(range(lead)) + stretched
     g = grad.sum(dim=tuple(dims), keepdim=True) if dims else grad
     return g.reshape(shape)
     # END SOLUTION 8.1

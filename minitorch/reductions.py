@@ -67,7 +67,8 @@ def reduce_data(op: str, x: Tensor, dims: tuple, keepdim: bool, out_dtype: dtype
 
 def _grad_back(g: Tensor, shape: tuple, dims: tuple, keepdim: bool) -> Tensor:
     "Reshape a reduction's gradient to keep the reduced dims, then expand it to the input `shape`."
-    if not keepdim: g = g.reshape(_kept_shape(shape, dims))
+    if not keepdim and dims != tuple(range(len(dims))):   # reduced leading dims come back by `expand` alone
+        g = g.reshape(_kept_shape(shape, dims))
     return g.expand(shape)
 
 # %% ../nbs/08b_reductions.ipynb #669be925
