@@ -233,6 +233,34 @@ def test_reduce_every_dim_large():
                         REF.reduce(op, a, dim, reduce_out(op, mdt.float32)), mdt.float32)
 
 
+@pytest.mark.task9_3
+def test_parallel_paths_match_the_reference():
+    "Work of PARALLEL_MIN elements or more is split between threads: the chunks must tile the output exactly."
+    from minitorch.numba_backend import CHUNK, PARALLEL_MIN
+    rng = np.random.default_rng(5)
+    n = PARALLEL_MIN + CHUNK // 3                       # not a multiple of CHUNK
+    x = TensorData.from_numpy(rng.standard_normal((n // 7 + 1, 7)).astype(np.float32)).transpose(0, 1)
+    y = TensorData.from_numpy(rng.standard_normal((1, x.shape[1])).astype(np.float32)).expand(*x.shape)
+    assert_same(NB.map("exp", x, mdt.float32), REF.map("exp", x, mdt.float32), mdt.float32)      # generic
+    assert_same(NB.map("neg", x, mdt.float32), REF.map("neg", x, mdt.float32), mdt.float32)      # specialised
+    assert_same(NB.zip("atan2", x, y, mdt.float32), REF.zip("atan2", x, y, mdt.float32), mdt.float32)
+    assert_same(NB.zip("add", x, y, mdt.float32), REF.zip("add", x, y, mdt.float32), mdt.float32)
+    for dim in (0, 1):
+        assert_same(NB.reduce("sum", x, dim, mdt.float32), REF.reduce("sum", x, dim, mdt.float32), mdt.float32)
+        assert_same(NB.reduce("argmax", x, dim, mdt.int64), REF.reduce("argmax", x, dim, mdt.int64), mdt.int64)
+
+
+@pytest.mark.task9_3
+def test_long_float32_sum_is_accurate():
+    "A 2^24-element float32 sum of ones: a single running sum stops at 2^24; the blocked sum is exact."
+    ones = TensorData.from_numpy(np.ones(2**24 + 8, np.float32))
+    assert float(NB.reduce("sum", ones, 0, mdt.float32).to_numpy()[0]) == 2**24 + 8
+    rng = np.random.default_rng(6)
+    v = rng.random(10**6).astype(np.float32)
+    got = float(NB.reduce("sum", TensorData.from_numpy(v), 0, mdt.float32).to_numpy()[0])
+    assert abs(got - v.astype(np.float64).sum()) <= 1e-6 * v.sum()
+
+
 # --- 9.4 matmul -----------------------------------------------------------------------------------
 
 @pytest.mark.task9_4
