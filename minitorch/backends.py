@@ -154,7 +154,7 @@ def from_numpy(arr: np.ndarray, out_dtype: dtype) -> TensorData:
         nd = arr.dtype
     if type(arr) is not np.ndarray: arr = np.asarray(arr)
     if arr.dtype != nd:
-        if arr.dtype.kind == 'c' and nd.kind != 'c': arr = arr.real
+        if arr.dtype.kind == 'c' and nd.kind != 'c': arr = arr != 0 if nd.kind == 'b' else arr.real
         arr = arr.astype(nd)
     if not arr.flags.c_contiguous: arr = np.ascontiguousarray(arr)
     return make_data(arr.reshape(-1), arr.shape, arr)
@@ -281,7 +281,7 @@ class NumpyBackend(Backend):
         c32 = x.dtype == dt.COMPLEX32_STORAGE
         if nd is None: return from_numpy(x.copy() if c32 else x, out_dtype)   # to complex32
         if c32: x = dt.complex32_unpack(x)
-        if x.dtype.kind == 'c' and np.dtype(nd).kind != 'c': x = x.real
+        if x.dtype.kind == 'c' and np.dtype(nd).kind != 'c': x = x != 0 if nd == np.bool_ else x.real   # bool: z != 0
         with np.errstate(all='ignore'):
             if x.dtype != nd and x.dtype.itemsize == 2 and x.dtype.kind not in 'iu': x = x.astype(np.float32)
             r = np.array(x, dtype=nd, order='C', copy=True)

@@ -388,3 +388,10 @@ def test_real_imag_are_views(dtype):
     a.imag[0].mul_(3); ta.imag[0].mul_(3)          # writes through to the complex tensor
     a.t().real[2] = 7; ta.t().real[2] = 7
     assert a.tolist() == ta.tolist() and a._version == ta._version
+
+
+@pytest.mark.parametrize("dtype", ["complex32", "complex64", "complex128"])
+def test_complex_to_bool_is_nonzero(dtype):
+    v = [1j, 0, complex(0, float("nan")), -0.0, 2]
+    a, t = minitorch.tensor(v, dtype=getattr(minitorch, dtype)), torch.tensor(v, dtype=getattr(torch, dtype))
+    assert a.bool().tolist() == t.bool().tolist() and a.t().to(minitorch.bool).tolist() == t.t().bool().tolist()
