@@ -171,6 +171,10 @@ _C32_KERNELS = {'exp2': 'exp2', 'pow': 'pow', 'square': 'pow', 'sum': 'sum_cpu',
                 'trunc_divide': 'div_trunc_cpu', 'sort': 'sort'}
 _C32_KERNELS.update({op: op + '_vml_cpu' for op in ('exp', 'log', 'log2', 'log10', 'log1p', 'expm1', 'sqrt',
                      'sin', 'cos', 'tan', 'tanh', 'asin', 'acos', 'atan', 'erf', 'round')})
+_C32_MESSAGES = {'relu': "clamp is not supported for complex types",
+                 'sign': "Unlike NumPy, torch.sign is not intended to support complex numbers. Please use "
+                         "torch.sgn instead.",
+                 **{op: f"{op} is not supported for complex inputs" for op in ('floor', 'ceil', 'trunc')}}
 
 def _load(a: TensorData, op: str | None = None) -> np.ndarray:
     "numpy view of `a`, with float16/bfloat16 loaded into float32 and complex32 into complex64 (for `op`)."
@@ -181,7 +185,7 @@ def _load(a: TensorData, op: str | None = None) -> np.ndarray:
     elif s.names is not None:     # a structured dtype: complex32 storage
         if op not in _C32_OPS:
             kernel = _C32_KERNELS.get(op, f'{op}_cpu')
-            raise NotImplementedError(f"\"{kernel}\" not implemented for 'ComplexHalf'")
+            raise NotImplementedError(_C32_MESSAGES.get(op, f"\"{kernel}\" not implemented for 'ComplexHalf'"))
         x = dt.complex32_unpack(x)
     return x
 
