@@ -526,7 +526,7 @@ class Dot(Function):
         return (g * _cj(b) if ctx.needs_input_grad[0] else None), (g * _cj(a) if ctx.needs_input_grad[1] else None)
 
 def _mm_check(a: Tensor, b: Tensor) -> None:
-    if a.shape[-1] != b.shape[-2]:
+    if a._data.shape[-1] != b._data.shape[-2]:   # plain tuples: this check runs for every matmul
         an, bn = a.shape[-2:], b.shape[-2:]
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({an[0]}x{an[1]} and {bn[0]}x{bn[1]})")
 
