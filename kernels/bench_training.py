@@ -6,7 +6,7 @@
 2. The classic course MLP 2 -> 100 -> 100 -> 1 (ReLU, sigmoid output, BCE), 50 points, batch 10, SGD lr 0.05:
    time per epoch; and the scaled-up one (hidden 256, 5000 points, batch 256).
 
-Usage: python kernels/bench_training.py [--repeat 5] [--threads 2] [--json out.json]
+Usage: python kernels/bench_training.py [--repeat 5] [--threads 2] [--only mlp,cnn,epoch,course] [--json out.json]
 """
 import argparse
 import json
@@ -96,7 +96,9 @@ def main():
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--threads", type=int, default=2, help="torch.set_num_threads (numba uses NUMBA_NUM_THREADS)")
     ap.add_argument("--json", default=None)
+    ap.add_argument("--only", default="mlp,cnn,epoch,course", help="comma-separated subset of the rows to run")
     args = ap.parse_args()
+    only = set(args.only.split(","))
     torch.set_num_threads(args.threads)
     from sklearn.datasets import load_digits
     d = load_digits()
@@ -113,17 +115,21 @@ def main():
 
     print(f"{'':<44} {'minitorch':>13} {'torch':>13} {'ratio':>9}")
     i = rng.choice(len(y), 256, replace=False)
-    row("digits MLP step (batch 256, Adam)", one_step(minitorch, digits_mlp, x.reshape(-1, 64)[i], y[i], args.repeat),
-        one_step(torch, digits_mlp, x.reshape(-1, 64)[i], y[i], args.repeat), 3)
+    if "mlp" in only:
+        row("digits MLP step (batch 256, Adam)",
+            one_step(minitorch, digits_mlp, x.reshape(-1, 64)[i], y[i], args.repeat),
+            one_step(torch, digits_mlp, x.reshape(-1, 64)[i], y[i], args.repeat), 3)
     i = rng.choice(len(y), 64, replace=False)
-    row("digits CNN step (batch 64, Adam)", one_step(minitorch, digits_cnn, x[i, None], y[i], args.repeat),
-        one_step(torch, digits_cnn, x[i, None], y[i], args.repeat), 5)
+    if "cnn" in only:
+        row("digits CNN step (batch 64, Adam)", one_step(minitorch, digits_cnn, x[i, None], y[i], args.repeat),
+            one_step(torch, digits_cnn, x[i, None], y[i], args.repeat), 5)
     tr = rng.permutation(len(y))[:1437]
-    mt = epoch_time(minitorch, digits_cnn, x[tr, None], y[tr], 64, 1e-3, "adam", "cross_entropy")
-    th = epoch_time(torch, digits_cnn, x[tr, None], y[tr], 64, 1e-3, "adam", "cross_entropy")
-    row("digits CNN epoch (1437 images, batch 64)", mt, th)
-    print(f"  -> CNN epoch {'under' if mt < 10 else 'OVER'} the 10 s target")
-    for hidden, n, batch in [(100, 50, 10), (256, 5000, 256)]:
+    if "epoch" in only:
+        mt = epoch_time(minitorch, digits_cnn, x[tr, None], y[tr], 64, 1e-3, "adam", "cross_entropy")
+        th = epoch_time(torch, digits_cnn, x[tr, None], y[tr], 64, 1e-3, "adam", "cross_entropy")
+        row("digits CNN epoch (1437 images, batch 64)", mt, th)
+        print(f"  -> CNN epoch {'under' if mt < 10 else 'OVER'} the 10 s target")
+    for hidden, n, batch in ([(100, 50, 10), (256, 5000, 256)] if "course" in only else []):
         pts = rng.uniform(-1, 1, (n, 2)).astype(np.float32)
         lab = (pts[:, 0] * pts[:, 1] > 0).astype(np.float32)          # the "xor" dataset
         mt = epoch_time(minitorch, lambda lib: course_mlp(lib, hidden), pts, lab, batch, 0.05, "sgd",
