@@ -211,3 +211,63 @@ def test_embedding_module_max_norm_and_errors():
                 lambda: tF.embedding(torch.tensor([1]), w, padding_idx=7))
     raises_like(lambda: F.embedding(mt(torch.tensor([9])), mt(w)), lambda: tF.embedding(torch.tensor([9]), w))
     raises_like(lambda: nn.Embedding(5, 3, padding_idx=7), lambda: torch.nn.Embedding(5, 3, padding_idx=7))
+
+
+# --- the CPU fast paths (nn.fast_cpu): higher derivatives, forward mode, fallback dtypes -----------------------
+
+def _second_order(fn_ours, fn_theirs, *xs):
+    "d/dx of sum(grad(sum(f(x)^2))^2): exercises the backward's own backward."
+    from minitorch.autograd import grad as mgrad
+    ts = [x.clone().requires_grad_() for x in xs]
+    os_ = [mt(x, True) for x in xs]
+    tg = torch.autograd.grad((fn_theirs(*ts) ** 2).sum(), ts, create_graph=True)
+    og = mgrad((fn_ours(*os_) ** 2).sum(), os_, create_graph=True)
+    sum((g ** 2).sum() for g in tg).backward()
+    sum((g ** 2).sum() for g in og).backward()
+    for o, t in zip(os_, ts): assert close(o.grad, t.grad, 1e-7)
+
+
+def test_fast_paths_second_order():
+    torch.manual_seed(0)
+    x, w, b = (torch.randn(2, 4, 6, 5, dtype=torch.float64), torch.randn(6, 2, 3, 3, dtype=torch.float64),
+               torch.randn(6, dtype=torch.float64))
+    _second_order(lambda x, w, b: F.conv2d(x, w, b, padding=1, groups=2),
+                  lambda x, w, b: tF.conv2d(x, w, b, padding=1, groups=2), x, w, b)
+    _second_order(lambda x: F.max_pool2d(x, 2) * x[:, :, :6:2, :4:2],
+                  lambda x: tF.max_pool2d(x, 2) * x[:, :, :6:2, :4:2], x)
+    logits, t = torch.randn(5, 4, dtype=torch.float64), torch.tensor([0, 3, 1, 1, 2])
+    _second_order(lambda z: F.cross_entropy(z, mt(t)), lambda z: tF.cross_entropy(z, t), logits)
+
+
+def test_fast_paths_forward_mode():
+    import minitorch.forward_ad as fwAD
+    import torch.autograd.forward_ad as tfw
+    torch.manual_seed(0)
+    x, w, b = (torch.randn(2, 4, 6, 5, dtype=torch.float64), torch.randn(6, 4, 3, 3, dtype=torch.float64),
+               torch.randn(6, dtype=torch.float64))
+    tx, tw = torch.randn_like(x), torch.randn_like(w)
+    fns = [(lambda x, w: F.max_pool2d(F.conv2d(x, w, mt(b), padding=1), 2),
+            lambda x, w: tF.max_pool2d(tF.conv2d(x, w, b, padding=1), 2)),
+           (lambda x, w: F.cross_entropy(F.conv2d(x, w).flatten(1), mt(torch.tensor([1, 7]))),
+            lambda x, w: tF.cross_entropy(tF.conv2d(x, w).flatten(1), torch.tensor([1, 7])))]
+    for ours, theirs in fns:
+        with fwAD.dual_level():
+            o = ours(fwAD.make_dual(mt(x), mt(tx)), fwAD.make_dual(mt(w), mt(tw)))
+            ot = fwAD.unpack_dual(o).tangent
+        with tfw.dual_level():
+            t = theirs(tfw.make_dual(x, tx), tfw.make_dual(w, tw))
+            tt = tfw.unpack_dual(t).tangent
+        assert close(ot, tt, 1e-8)
+
+
+@pytest.mark.parametrize('mdt,tdt', [(minitorch.float16, torch.float16), (minitorch.complex64, torch.complex64)])
+def test_generic_path_dtypes(mdt, tdt):
+    torch.manual_seed(0)
+    x, w = torch.randn(2, 3, 6, 6, dtype=tdt), torch.randn(4, 3, 3, 3, dtype=tdt)
+    tol = 1e-2 if tdt == torch.float16 else 1e-4
+    assert close(F.conv2d(mt(x), mt(w), padding=1), tF.conv2d(x, w, padding=1) if tdt != torch.float16 else
+                 tF.conv2d(x.float(), w.float(), padding=1).half(), tol)
+    if tdt == torch.float16:
+        v, i = F.max_pool2d(mt(x), 2, return_indices=True)
+        tv, ti = tF.max_pool2d(x.float(), 2, return_indices=True)
+        assert close(v, tv.half()) and (i.numpy() == ti.numpy()).all()
