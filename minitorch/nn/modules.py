@@ -772,7 +772,7 @@ class ModuleDict(Module):
         "Add every (key, module) of `modules`."
         for k, m in (modules.items() if isinstance(modules, Mapping) else modules): self[k] = m
 
-# %% ../../nbs/11_nn_layers.ipynb #70eb3e94
+# %% ../../nbs/11_nn_layers.ipynb #a18eec16
 import math
 from . import functional as F
 from . import init
@@ -878,7 +878,7 @@ class Conv2d(_ConvNd):
 
     def forward(self, input: Tensor) -> Tensor: return self._conv_forward(F.conv2d, input)
 
-# %% ../../nbs/11_nn_layers.ipynb #f323839c
+# %% ../../nbs/11_nn_layers.ipynb #e12e2640
 class MaxPool2d(Module):
     "Max over `kernel_size` windows."
     def __init__(self, kernel_size: int | tuple, stride: int | tuple | None = None, padding: int | tuple = 0,
@@ -957,7 +957,7 @@ class Embedding(Module):
         rows, cols = embeddings.shape
         return cls(rows, cols, padding_idx, _weight=embeddings, _freeze=freeze, **kwargs)
 
-# %% ../../nbs/11_nn_layers.ipynb #5d90f8d9
+# %% ../../nbs/11_nn_layers.ipynb #552c79bf
 class LayerNorm(Module):
     "Normalise over the trailing `normalized_shape` dims; learnable `weight` (ones) and `bias` (zeros)."
     def __init__(self, normalized_shape: int | Sequence[int], eps: float = 1e-5, elementwise_affine: bool = True,
@@ -1046,7 +1046,7 @@ class Dropout(Module):
     def forward(self, input: Tensor) -> Tensor: return F.dropout(input, self.p, self.training, self.inplace)
     def extra_repr(self) -> str: return f'p={self.p}, inplace={self.inplace}'
 
-# %% ../../nbs/11_nn_layers.ipynb #57110f72
+# %% ../../nbs/11_nn_layers.ipynb #964b7f13
 class ReLU(Module):
     "$\\max(x, 0)$."
     def __init__(self, inplace: bool = False) -> None:
@@ -1091,7 +1091,7 @@ class Flatten(Module):
     def forward(self, input: Tensor) -> Tensor: return input.flatten(self.start_dim, self.end_dim)
     def extra_repr(self) -> str: return f'start_dim={self.start_dim}, end_dim={self.end_dim}'
 
-# %% ../../nbs/11_nn_layers.ipynb #d8fc92a4
+# %% ../../nbs/11_nn_layers.ipynb #0e62bc60
 class _Loss(Module):
     "Base of the loss modules: holds `reduction`."
     def __init__(self, size_average: bool | None = None, reduce: bool | None = None, reduction: str = 'mean') -> None:
@@ -1149,7 +1149,7 @@ class BCEWithLogitsLoss(_Loss):
         return F.binary_cross_entropy_with_logits(input, target, self.weight, reduction=self.reduction,
                                                   pos_weight=self.pos_weight)
 
-# %% ../../nbs/12_attention.ipynb #4e640176
+# %% ../../nbs/12_attention.ipynb #9c9f0fff
 class NonDynamicallyQuantizableLinear(Linear):
     "A `Linear` (PyTorch's name for `MultiheadAttention.out_proj`, kept so reprs match)."
 
@@ -1206,7 +1206,7 @@ class MultiheadAttention(Module):
         if self.bias_k is not None: init.xavier_normal_(self.bias_k)
         if self.bias_v is not None: init.xavier_normal_(self.bias_v)
 
-# %% ../../nbs/12_attention.ipynb #f97d628b
+# %% ../../nbs/12_attention.ipynb #ad6c22df
 def _mha_project(self: MultiheadAttention, query: Tensor, key: Tensor, value: Tensor) -> tuple:
     "The q, k, v input projections (one matmul for self-attention with packed weights)."
     E, b = self.embed_dim, self.in_proj_bias
@@ -1282,7 +1282,7 @@ def _mha_forward(self: MultiheadAttention, query: Tensor, key: Tensor, value: Te
 
 MultiheadAttention.forward = _mha_forward
 
-# %% ../../nbs/12_attention.ipynb #da858459
+# %% ../../nbs/12_attention.ipynb #665de8ac
 class TransformerEncoderLayer(Module):
     "Self-attention + feed-forward, each with a residual and a LayerNorm (PyTorch's layout and names)."
     def __init__(self, d_model: int, nhead: int, dim_feedforward: int = 2048, dropout: float = 0.1,
