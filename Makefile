@@ -25,8 +25,10 @@ book: env
 lab: env
 	$(BIN)/jupyter lab nbs
 
-## Everything CI runs: package matches notebooks, notebooks clean, notebook tests (with slow), pytest.
-test: env check-sync nbtest
+## Everything CI runs: package matches notebooks, notebooks clean, every chapter executed (with its slow cells;
+## the book build, which fails on any error in a cell), then pytest (which checks the built book).
+test: env check-sync
+	NUMBA_ENABLE_CUDASIM=1 $(BIN)/python book/build.py
 	NUMBA_ENABLE_CUDASIM=1 $(BIN)/python -m pytest tests --runslow
 
 ## The same without slow tests (quicker while working).

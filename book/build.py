@@ -6,16 +6,24 @@ Directives are read from the top of each code cell and stripped from what the re
 not executed. `#| slow` cells run: they draw the figures that take a while (training curves, full sweeps);
 `#| echo: false` hides the input and `#| output: false` the output. Every other cell runs, so plots appear.
 An API reference page is generated from the exported package's docstrings.
+
+The chapters are executed here, each in a fresh kernel and `--jobs` of them at a time (default: one per CPU
+core), and Jupyter Book renders the executed notebooks without running them again. A cell that raises fails the
+build, so the build is also the notebook test run of `make test`.
 """
 from __future__ import annotations
 
+import argparse
 import configparser
 import importlib
 import inspect
 import json
+import os
 import shutil
 import subprocess
 import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -72,9 +80,39 @@ def convert_notebook(src: Path, dst: Path, flags: set[str]) -> None:
     dst.write_text(json.dumps(nb, indent=1))
 
 
-def first_line(doc: str | None) -> str:
+def docstring(doc: str | None) -> str:
     "The docstring as a paragraph (empty if none)."
     return inspect.cleandoc(doc) if doc else ""
+
+
+def execute(path: Path) -> tuple[str, float, str | None]:
+    "Run one converted chapter in a fresh kernel, in place (skip-execution cells stay unrun): name, seconds, error."
+    import nbformat
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError
+    start, error = time.perf_counter(), None
+    nb = nbformat.read(path, as_version=4)
+    client = NotebookClient(nb, timeout=900, kernel_name="python3", resources={"metadata": {"path": str(PROC)}})
+    try:
+        client.execute()
+    except CellExecutionError as e:
+        error = str(e)[-3000:]
+    except Exception as e:  # a dead kernel or a timeout: report it like a failing cell
+        error = f"{type(e).__name__}: {e}"[-3000:]
+    nbformat.write(nb, path)
+    return path.stem, time.perf_counter() - start, error
+
+
+def execute_all(paths: list[Path], jobs: int) -> list[str]:
+    "Execute the chapters, `jobs` at a time; the names of those that failed (with their errors printed)."
+    failed = []
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        for name, seconds, error in pool.map(execute, paths):
+            print(f"executed {name} in {seconds:.1f} s" + (" FAILED" if error else ""), flush=True)
+            if error:
+                print(f"--- execution error in {name} ---\n{error}", flush=True)
+                failed.append(name)
+    return failed
 
 
 def api_page() -> str:
@@ -93,7 +131,7 @@ def api_page() -> str:
             continue
         out += [f"## `{modname}`", ""]
         if mod.__doc__:
-            out += [first_line(mod.__doc__), ""]
+            out += [docstring(mod.__doc__), ""]
         for name in names:
             obj = getattr(mod, name, None)
             if obj is None:
@@ -118,7 +156,7 @@ def entry(name: str, obj, level: int) -> list[str]:
         sig = str(inspect.signature(py)) if callable(py) else ""
     except (TypeError, ValueError):
         sig = "(...)"
-    doc = first_line(getattr(py, "__doc__", None)) if (callable(py) or inspect.isclass(py)) else ""
+    doc = docstring(getattr(py, "__doc__", None)) if (callable(py) or inspect.isclass(py)) else ""
     kind = "class " if inspect.isclass(obj) else ""
     lines = [f"{'#' * level} `{kind}{name}{sig}`", ""]
     if doc:
@@ -131,7 +169,7 @@ title: "minitorch: deep learning systems, built to be read"
 author: the minitorch authors
 only_build_toc_files: true
 execute:
-  execute_notebooks: force
+  execute_notebooks: "off"
   timeout: 900
   allow_errors: false
   run_in_temp: false
@@ -148,6 +186,9 @@ parse:
 
 
 def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="chapters executed at once")
+    args = parser.parse_args()
     flags = tst_flags()
     if PROC.exists():
         shutil.rmtree(PROC)
@@ -161,6 +202,10 @@ def main() -> int:
     toc += [f"- file: {nb.stem}" for nb in chapters] + ["- file: api"]
     (PROC / "_toc.yml").write_text("\n".join(toc) + "\n")
     (PROC / "_config.yml").write_text(CONFIG)
+    failed = execute_all([PROC / "index.ipynb"] + [PROC / nb.name for nb in chapters], args.jobs)
+    if failed:
+        print(f"book build FAILED: {len(failed)} chapter(s) raised: {', '.join(failed)}")
+        return 1
     # Chapters read files relative to nbs/ (e.g. ../kernels/results): _proc/ sits at the same depth.
     build = OUT / "_build"
     if build.exists():
