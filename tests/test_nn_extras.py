@@ -271,3 +271,29 @@ def test_generic_path_dtypes(mdt, tdt):
         v, i = F.max_pool2d(mt(x), 2, return_indices=True)
         tv, ti = tF.max_pool2d(x.float(), 2, return_indices=True)
         assert close(v, tv.half()) and (i.numpy() == ti.numpy()).all()
+
+
+# --- fold / Fold / Unfold -------------------------------------------------------------------------------------
+
+@settings(**SETTINGS)
+@given(k=st.integers(1, 3), s=st.integers(1, 2), p=st.integers(0, 1), d=st.integers(1, 2), H=st.integers(3, 7),
+       W=st.integers(3, 7), unbatched=st.booleans(), dt=st.sampled_from([torch.float32, torch.float64]))
+def test_fold_matches_torch(k, s, p, d, H, W, unbatched, dt):
+    assume(min(H, W) + 2 * p >= d * (k - 1) + 1)
+    kw = dict(kernel_size=k, stride=s, padding=p, dilation=d)
+    cols = tF.unfold(torch.randn(2, 3, H, W, dtype=dt), **kw)
+    if unbatched: cols = cols[0]
+    out, tout = run_both(lambda a: F.fold(a, (H, W), **kw), lambda a: tF.fold(a, (H, W), **kw), cols,
+                         tol=1e-5 if dt == torch.float32 else 1e-9)
+    assert out.dtype == (minitorch.float32 if dt == torch.float32 else minitorch.float64)
+
+
+def test_fold_modules_and_errors():
+    x = torch.randn(2, 3, 6, 8, dtype=torch.float64)
+    u, tu = nn.Unfold(2, padding=1, stride=2), torch.nn.Unfold(2, padding=1, stride=2)
+    assert close(u(mt(x)), tu(x)) and repr(u) == repr(tu)
+    f, tf = nn.Fold((6, 8), 2, padding=1, stride=2), torch.nn.Fold((6, 8), 2, padding=1, stride=2)
+    assert close(f(u(mt(x))), tf(tu(x))) and repr(f) == repr(tf)
+    for shape in [(1, 10, 12), (1, 12, 11), (2, 1, 12, 11)]:
+        t = torch.randn(*shape)
+        raises_like(lambda: F.fold(mt(t), (4, 5), 2), lambda: tF.fold(t, (4, 5), 2))

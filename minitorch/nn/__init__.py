@@ -5,10 +5,10 @@
 # %% auto #0
 __all__ = []
 
-# %% ../../nbs/12b_nn.ipynb #260025ce
+# %% ../../nbs/12b_nn.ipynb #38254372
 from .modules import *
 from .modules import Module, Parameter
 from . import functional, init, utils
 from .pooling import (MaxPool1d, AvgPool1d, AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool2d,
-                                  MaxUnpool1d, MaxUnpool2d)
+                                  MaxUnpool1d, MaxUnpool2d, Fold, Unfold)
 from .transformer import TransformerEncoder, TransformerDecoderLayer, TransformerDecoder, Transformer
