@@ -270,7 +270,7 @@ class Function:
             if isinstance(a, Tensor):
                 fn = a.grad_fn
                 nexts.append((fn, a._output_nr) if fn is not None else
-                             (_grad_acc(a), 0) if a._requires_grad else (None, 0))
+                             (a._grad_acc or _grad_acc(a), 0) if a._requires_grad else (None, 0))
                 meta.append((a._data.shape, a.dtype))
             else:
                 meta.append(None)
@@ -284,9 +284,8 @@ class Function:
                                        "autograd, or use `torch.no_grad()` instead of `torch.inference_mode()`.")
         ctx.next_functions = tuple(nexts)
         ctx._in_meta = meta
-        if isinstance(out, Tensor):   # the common case, one output
+        if isinstance(out, Tensor):   # the common case, one output (its gradient is never missing: no `_out_meta`)
             out = _mark_output(ctx, out, 0, args)
-            ctx._out_meta = [(out._data.shape, out.dtype, out._device)]
         else:
             out = tuple(_mark_output(ctx, o, i, args) if isinstance(o, Tensor) else o for i, o in enumerate(out))
             ctx._n_out = len(out)
