@@ -6,14 +6,20 @@
 __all__ = ['is_available', 'is_simulator', 'device_count', 'synchronize', 'get_device_name']
 
 # %% ../nbs/13a_cuda_device.ipynb #f4ab5378
+import importlib
+
 from numba import config as _config
-from numba import cuda as _cuda
+
+
+def _numba_cuda():
+    "numba.cuda, imported on first use: it loads the CUDA bindings (most of a second), which CPU work never needs."
+    return importlib.import_module("numba.cuda")
 
 
 def is_available() -> bool:
     "True if numba can run CUDA kernels here: a real GPU, or the simulator (`NUMBA_ENABLE_CUDASIM=1`)."
     try:
-        return bool(_cuda.is_available())
+        return bool(_numba_cuda().is_available())
     except Exception:
         return False
 
@@ -27,18 +33,18 @@ def device_count() -> int:
     "Number of CUDA devices (1 under the simulator, 0 without CUDA)."
     if not is_available():
         return 0
-    return 1 if is_simulator() else len(_cuda.gpus)
+    return 1 if is_simulator() else len(_numba_cuda().gpus)
 
 
 def synchronize() -> None:
     "Wait until every kernel launched so far has finished (a no-op under the simulator)."
     if is_available():
-        _cuda.synchronize()
+        _numba_cuda().synchronize()
 
 
 def get_device_name(device: int = 0) -> str:
     "The name of the GPU ('CUDA simulator' under the simulator)."
     if is_simulator():
         return "CUDA simulator"
-    name = _cuda.gpus[device].name
+    name = _numba_cuda().gpus[device].name
     return name.decode() if isinstance(name, bytes) else str(name)
