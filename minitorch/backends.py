@@ -53,7 +53,7 @@ def _int_safe(fn: Callable) -> Callable:
     return lambda x: x if x.dtype.kind in 'biu' else fn(x)
 
 MAP_OPS: dict[str, Callable] = {
-    'id': lambda x: x, 'neg': np.negative, 'abs': np.abs, 'exp': np.exp, 'exp2': np.exp2, 'log': np.log,
+    'id': lambda x: x.copy(), 'neg': np.negative, 'abs': np.abs, 'exp': np.exp, 'exp2': np.exp2, 'log': np.log,
     'log2': np.log2, 'log10': np.log10, 'sqrt': np.sqrt, 'rsqrt': _np_rsqrt, 'sin': np.sin,
     'cos': np.cos, 'tan': np.tan, 'tanh': np.tanh, 'sinh': np.sinh, 'cosh': np.cosh, 'asin': np.arcsin,
     'acos': np.arccos, 'atan': np.arctan, 'asinh': np.arcsinh, 'acosh': np.arccosh, 'atanh': np.arctanh,

@@ -327,3 +327,16 @@ def test_cache_hits_in_a_new_process():
             for _ in range(2)]
     misses, hits = map(int, runs[1].stdout.split())
     assert (misses, hits) == (0, 1), runs[1].stderr
+
+
+def test_copy_and_id_map_never_alias_their_input():
+    "clone()/contiguous() copies: writing to the copy must leave the original alone, on every path."
+    import minitorch
+    for backend in (NumbaBackend(), NB, REF):            # numpy fallback (small work), kernels, reference
+        a = TensorData.from_numpy(np.arange(6, dtype=np.float32))
+        for out in (backend.copy(a, mdt.float32), backend.map("id", a, mdt.float32)):
+            assert not np.shares_memory(out.storage, a.storage)
+    t = minitorch.ones(3)
+    c = t.clone()
+    c.add_(1)
+    assert t.tolist() == [1.0, 1.0, 1.0] and c.tolist() == [2.0, 2.0, 2.0]
