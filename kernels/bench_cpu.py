@@ -3,7 +3,8 @@
     python kernels/bench_cpu.py [--quick] [--repeat N]
 
 Map (exp), zip (x*y+1 as two zips), reduce (sum over the last dim of (1000, 10000)), and batched matmul
-(256/512/1024, float32/float64, contiguous and transposed B). Prints a table, writes kernels/results/cpu.json and
+(256/512/1024, float32/float64, contiguous and transposed B), and x*y+1 and matmul in float16 and bfloat16
+relative to float32 (16-bit storage, float32 compute). Prints a table, writes kernels/results/cpu.json and
 kernels/results/cpu.png. Times are the best of `repeat` runs after a warm-up call (compilation excluded).
 """
 from __future__ import annotations
@@ -89,7 +90,47 @@ def cases(quick: bool) -> list[dict]:
                             minitorch=lambda da=da, dbt=dbt, m=mdtype: nb.matmul(da, dbt, m),
                             numpy=lambda a=a, bt=bt: a @ bt.transpose(0, 2, 1),
                             torch=lambda ta=ta, tbt=tbt: ta @ tbt.transpose(1, 2)))
+    out += low_precision_cases(quick, nb, rng)
     return out
+
+
+def low_precision_cases(quick: bool, nb: NumbaBackend, rng) -> list[dict]:
+    "x*y+1 and matmul in float32, float16 and bfloat16: throughput of the 16-bit formats relative to float32."
+    import ml_dtypes
+    import torch
+    out = []
+    n = 10**6 if quick else 10**7
+    size = 256 if quick else 512
+    for name, mt, np_dt, t_dt in (("f32", mdt.float32, np.float32, torch.float32),
+                                  ("f16", mdt.float16, np.float16, torch.float16),
+                                  ("bf16", mdt.bfloat16, ml_dtypes.bfloat16, torch.bfloat16)):
+        x, y = (rng.standard_normal(n).astype(np_dt) for _ in range(2))
+        tx, ty = (torch.from_numpy(v.astype(np.float32)).to(t_dt) for v in (x, y))
+        dx, dy = TensorData.from_numpy(x), TensorData.from_numpy(y)
+        one = TensorData.from_numpy(np.ones(1, np_dt)).expand(n)
+        out.append(dict(family="dtype", name=f"x*y+1 {name} n={n:.0e}", work=n, unit="Gelem/s",
+                        minitorch=lambda dx=dx, dy=dy, one=one, mt=mt: nb.zip("add", nb.zip("mul", dx, dy, mt), one, mt),
+                        numpy=lambda x=x, y=y: x * y + np.ones(1, x.dtype), torch=lambda tx=tx, ty=ty: tx * ty + 1))
+        a, b = (rng.standard_normal((1, size, size)).astype(np_dt) for _ in range(2))
+        ta, tb = (torch.from_numpy(v.astype(np.float32)).to(t_dt) for v in (a, b))
+        da, db = TensorData.from_numpy(a), TensorData.from_numpy(b)
+        out.append(dict(family="dtype", name=f"matmul {size} {name}", work=2 * size**3, unit="GFLOP/s",
+                        minitorch=lambda da=da, db=db, mt=mt: nb.matmul(da, db, mt),
+                        numpy=lambda a=a, b=b: a @ b, torch=lambda ta=ta, tb=tb: ta @ tb))
+    return out
+
+
+def relative_to_fp32(rows: list[dict]) -> list[dict]:
+    "For the 16-bit rows: each implementation's throughput divided by its own float32 throughput."
+    base = {r["case"].replace(" f32", ""): r for r in rows if r["family"] == "dtype" and " f32" in r["case"]}
+    rel = []
+    for r in rows:
+        if r["family"] != "dtype" or " f32" in r["case"]:
+            continue
+        fmt = "f16" if " f16" in r["case"] else "bf16"
+        b = base[r["case"].replace(f" {fmt}", "")]
+        rel.append(dict(case=r["case"], **{impl: r[impl] / b[impl] for impl in ("minitorch", "numpy", "torch")}))
+    return rel
 
 
 def main() -> None:
@@ -111,12 +152,17 @@ def main() -> None:
         rows.append(row)
         print(f"{case['name']:34s} {rates['minitorch']:10.2f} {rates['numpy']:10.2f} {rates['torch']:10.2f} "
               f"{case['unit']:>8s} {row['ratio_numpy']:6.2f} {row['ratio_torch']:8.2f}")
+    rel = relative_to_fp32(rows)
+    print("\n16-bit throughput relative to the same implementation in float32:")
+    print(f"{'case':34s} {'minitorch':>10s} {'numpy':>10s} {'torch':>10s}")
+    for r in rel:
+        print(f"{r['case']:34s} {r['minitorch']:10.2f} {r['numpy']:10.2f} {r['torch']:10.2f}")
     RESULTS.mkdir(parents=True, exist_ok=True)
     meta = dict(machine=platform.processor() or platform.machine(), cpus=os.cpu_count(),
                 numba_threads=numba.get_num_threads(), torch_threads=torch.get_num_threads(),
                 numpy=np.__version__, numba=numba.__version__, torch=torch.__version__,
                 quick=args.quick, repeat=args.repeat, when=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()))
-    (RESULTS / "cpu.json").write_text(json.dumps(dict(meta=meta, rows=rows), indent=1))
+    (RESULTS / "cpu.json").write_text(json.dumps(dict(meta=meta, rows=rows, relative_to_fp32=rel), indent=1))
     plot(rows, RESULTS / "cpu.png")
     print(f"wrote {RESULTS / 'cpu.json'} and {RESULTS / 'cpu.png'}")
 
