@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import builtins
+import math
 import operator
 from typing import Any, Sequence
 
@@ -123,7 +124,7 @@ class TensorData:
     @property
     def numel(self) -> int:
         "Number of elements."
-        return int(np.prod(self.shape, dtype=np.int64))
+        return math.prod(self.shape)   # not np.prod: called on every op, and 10x cheaper on a tuple
 
     @property
     def dtype(self) -> np.dtype:
