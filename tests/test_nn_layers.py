@@ -481,3 +481,34 @@ def test_small_cnn_end_to_end():
     for n, p in ours.named_parameters():
         assert close(p.grad, tp[n].grad, 1e-4), n
     assert repr(ours) == repr(theirs)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_binary_cross_entropy_fused_matches_torch(reduction, dtype):
+    "The fused CPU BCE: values, PyTorch's gradient formula at clamped logs, double backward, a target with grad."
+    import minitorch
+    import minitorch.nn.functional as MF
+    p = [[0.2, 1 - 1e-7, 1e-30], [0.0, 1.0, 0.5], [0.7, 0.3, 0.999]]
+    y = [[1.0, 0.0, 1.0], [0.25, 0.0, 1.0], [0.0, 1.0, 0.5]]
+    tp = torch.tensor(p, dtype=getattr(torch, dtype), requires_grad=True)
+    ty = torch.tensor(y, dtype=getattr(torch, dtype))
+    mp = minitorch.tensor(p, dtype=getattr(minitorch, dtype), requires_grad=True)
+    my = minitorch.tensor(y, dtype=getattr(minitorch, dtype))
+    tl, ml = torch.nn.functional.binary_cross_entropy(tp, ty, reduction=reduction), MF.binary_cross_entropy(mp, my, reduction=reduction)
+    assert ml.dtype == getattr(minitorch, dtype) and ml.grad_fn.name() == tl.grad_fn.name()
+    np.testing.assert_allclose(ml.detach().numpy(), tl.detach().numpy(), rtol=1e-6)
+    tg, = torch.autograd.grad(tl.sum(), tp, create_graph=True)
+    mg, = minitorch.autograd.grad(ml.sum(), mp, create_graph=True)
+    np.testing.assert_allclose(mg.detach().numpy(), tg.detach().numpy(), rtol=1e-6)
+    keep = (tp.detach() > 0.01) & (tp.detach() < 0.99)          # second derivative away from the clamp
+    tgg, = torch.autograd.grad((tg * keep).sum(), tp)
+    mgg, = minitorch.autograd.grad((mg * minitorch.tensor(keep.numpy())).sum(), mp)
+    np.testing.assert_allclose(mgg.numpy(), tgg.numpy(), rtol=1e-5)
+    ty.requires_grad_(True); my.requires_grad_(True)           # a target that needs a gradient: composite path
+    torch.nn.functional.binary_cross_entropy(tp, ty, reduction=reduction).sum().backward()
+    MF.binary_cross_entropy(mp, my, reduction=reduction).sum().backward()
+    inner = keep.numpy()                                        # torch's target gradient is ±inf at 0 and 1
+    np.testing.assert_allclose(my.grad.numpy()[inner], ty.grad.numpy()[inner], rtol=1e-5)
+    with pytest.raises(RuntimeError, match="between 0 and 1"):
+        MF.binary_cross_entropy(minitorch.tensor([float("nan")]), minitorch.tensor([1.0]))

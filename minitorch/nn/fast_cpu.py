@@ -259,3 +259,39 @@ class _CrossEntropy(Function):
         p = minitorch.tensor(ctx.p, dtype=tx.dtype)
         per = (p * tx).sum(1) - tx[minitorch.arange(ctx.t.shape[0]), minitorch.tensor(ctx.t)]
         return per.mean() if ctx.reduction == 'mean' else (per.sum() if ctx.reduction == 'sum' else per)
+
+# %% ../../nbs/11b_fast_cpu.ipynb #561a8f35
+class _BinaryCrossEntropy(Function):
+    "Binary cross entropy of probabilities against a target that needs no gradient, in numpy (CPU)."
+    _node_name = 'BinaryCrossEntropyBackward0'
+    @staticmethod
+    def forward(ctx, input, target, reduction):
+        x, y = _to_np(input._data), _to_np(target._data)
+        if not np.all((x >= 0) & (x <= 1)):        # NaN fails too, as in PyTorch
+            raise RuntimeError("all elements of input should be between 0 and 1")
+        with np.errstate(divide='ignore', invalid='ignore'):
+            loss = -(y * np.maximum(np.log(x), -100) + (1 - y) * np.maximum(np.log1p(-x), -100))
+        ctx.reduction, ctx.n = reduction, x.size
+        ctx.save_for_backward(input, target)
+        if reduction == 'mean': loss = np.asarray(loss.mean(), dtype=x.dtype)
+        elif reduction == 'sum': loss = np.asarray(loss.sum(), dtype=x.dtype)
+        return _wrap_np(np.asarray(loss, dtype=x.dtype), input)
+    @staticmethod
+    def _dloss(ctx, g: Tensor) -> Tensor:
+        "d loss / d input times `g`, with tensor ops (differentiable: create_graph uses it)."
+        input, target = ctx.saved_tensors
+        d = (input - target) / (input * (1 - input)).clamp(min=1e-12)
+        return d * (g / ctx.n if ctx.reduction == 'mean' else g)
+    @staticmethod
+    def backward(ctx, g):
+        if minitorch.is_grad_enabled(): return _BinaryCrossEntropy._dloss(ctx, g), None, None
+        input, target = ctx.saved_tensors
+        x, y, gn = _to_np(input._data), _to_np(target._data), _to_np(g._data)
+        d = (x - y) / np.maximum(x * (1 - x), x.dtype.type(1e-12))
+        d = d * (gn / ctx.n if ctx.reduction == 'mean' else gn)
+        return _wrap_np(np.asarray(d, dtype=x.dtype), input), None, None
+    @staticmethod
+    def jvp(ctx, tx, *rest):
+        input, target = ctx.saved_tensors
+        per = (input - target) / (input * (1 - input)).clamp(min=1e-12) * tx
+        return per.mean() if ctx.reduction == 'mean' else (per.sum() if ctx.reduction == 'sum' else per)

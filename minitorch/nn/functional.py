@@ -213,7 +213,7 @@ def unfold(input: Tensor, kernel_size: int | tuple, dilation: int | tuple = 1, p
 # %% ../../nbs/11_nn_layers.ipynb #4d9de313
 from ..autograd import Function
 from .fast_cpu import (_fast_cpu, _to_np, _wrap_np, _Im2Col, _Col2Im, _np_max_pool, _PlaneGather,
-                                   _PlaneScatter, _fast_conv, _ConvMM, _CrossEntropy)
+                                   _PlaneScatter, _fast_conv, _ConvMM, _CrossEntropy, _BinaryCrossEntropy)
 
 # %% ../../nbs/11_nn_layers.ipynb #cd7c7d09
 def _conv_padding(padding: Any, kernel: tuple, dilation: tuple, stride: tuple) -> tuple:
@@ -550,6 +550,9 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Using a target size ({target.shape}) that is different to the input size "
                          f"({input.shape}) is deprecated. Please ensure they have the same size.")
+    if (weight is None and reduction in ('none', 'mean', 'sum') and _fast_cpu(input, target)
+            and not input.dtype.is_complex and target.dtype == input.dtype and not target.requires_grad):
+        return _BinaryCrossEntropy.apply(input, target, reduction)     # CPU: one fused op (chapter 11b)
     if input.numel() and ((input < 0) | (input > 1)).any().item():
         raise RuntimeError("all elements of input should be between 0 and 1")
     loss = -(target * input.log().clamp(min=-100) + (1 - target) * (1 - input).log().clamp(min=-100))
