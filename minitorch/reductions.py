@@ -703,13 +703,30 @@ def einsum(equation: str, *operands: Tensor) -> Tensor:
     return x.permute(*[lx.index(l) for l in out]) if lx else x
 
 # %% ../nbs/08b_reductions.ipynb #87110a98
+class _NormSqrt(Function):
+    "The square root that ends a 2-norm, with derivative 0 where the norm is 0 (PyTorch's subgradient) not inf."
+    _node_name = 'LinalgVectorNormBackward0'
+    @staticmethod
+    def forward(ctx, s):
+        r = sqrt(s)                     # grad mode is off inside forward: nothing recorded
+        ctx.save_for_backward(r)
+        return r
+    @staticmethod
+    def backward(ctx, g):
+        r, = ctx.saved_tensors
+        return where(r == 0, 0.0, g / (2 * r))
+    @staticmethod
+    def jvp(ctx, t):
+        r, = ctx.saved_tensors
+        return where(r == 0, 0.0, t / (2 * r))
+
 def norm(input: Tensor, p: Any = 'fro', dim: Any = None, keepdim: bool = False, dtype: dtype | None = None) -> Tensor:
     "The p-norm over `dim` (all elements by default): 'fro'/2, 1, inf, -inf, 0 or any positive number."
     x = input.to(dtype) if dtype is not None else input
     if not (x.dtype.is_floating_point or x.dtype.is_complex):
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {_legacy(x.dtype)}")
     a = x.abs()
-    if p in ('fro', 2, 2.0): return sqrt(sum(a * a, dim, keepdim))
+    if p in ('fro', 2, 2.0): return _NormSqrt.apply(sum(a * a, dim, keepdim))
     if p == math.inf: return amax(a, () if dim is None else dim, keepdim)
     if p == -math.inf: return amin(a, () if dim is None else dim, keepdim)
     if p == 0: return sum((a != 0).to(a.dtype), dim, keepdim)

@@ -124,8 +124,6 @@ def test_normalize(p, dim):
     assert close(ox.grad, tx.grad, 1e-7)
 
 
-@pytest.mark.xfail(reason="core: Tensor.norm's backward at a zero vector gives nan (0/0); PyTorch masks it to 0",
-                   strict=True)
 def test_normalize_zero_row_gradient():
     x = torch.zeros(2, 3, dtype=torch.float64)
     x[1] = 1.0
