@@ -3,6 +3,8 @@ PYTHON ?= python3.11
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+# pytest-xdist: one test process per core (at most 4); numba's disk cache is shared between them.
+PYTEST_PAR ?= -n auto --maxprocesses 4
 
 .PHONY: env book lab test test-fast check-sync nbtest pytest bench clean
 
@@ -26,15 +28,15 @@ lab: env
 	$(BIN)/jupyter lab nbs
 
 ## Everything CI runs: package matches notebooks, notebooks clean, every chapter executed (with its slow cells;
-## the book build, which fails on any error in a cell), then pytest (which checks the built book).
+## the book build, which fails on any error in a cell), then pytest on every core (it checks the built book too).
 test: env check-sync
 	NUMBA_ENABLE_CUDASIM=1 $(BIN)/python book/build.py
-	NUMBA_ENABLE_CUDASIM=1 $(BIN)/python -m pytest tests --runslow
+	NUMBA_ENABLE_CUDASIM=1 $(BIN)/python -m pytest tests --runslow $(PYTEST_PAR)
 
 ## The same without slow tests (quicker while working).
 test-fast: env check-sync
 	$(MAKE) nbtest NBFLAGS=
-	NUMBA_ENABLE_CUDASIM=1 $(BIN)/python -m pytest tests
+	NUMBA_ENABLE_CUDASIM=1 $(BIN)/python -m pytest tests $(PYTEST_PAR)
 
 check-sync: env
 	$(BIN)/python .ci/check_sync.py
