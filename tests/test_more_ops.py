@@ -1,0 +1,337 @@
+"Tests of minitorch.more_ops against torch."
+import math
+import numpy as np
+import pytest
+import torch
+import minitorch
+from minitorch import more_ops as mo
+
+D = {torch.float32: minitorch.float32, torch.float64: minitorch.float64, torch.int64: minitorch.int64,
+     torch.bool: minitorch.bool, torch.int32: minitorch.int32}
+
+def M(t, grad=False):
+    r = minitorch.tensor(t.detach().numpy().copy(), dtype=D[t.dtype])
+    return r.requires_grad_() if grad else r
+
+def close(m, t, tol=None):
+    assert isinstance(m, minitorch.Tensor), type(m)
+    assert D[t.dtype] == m.dtype, (m.dtype, t.dtype)
+    assert tuple(m.shape) == tuple(t.shape), (m.shape, t.shape)
+    tol = tol or (1e-5 if t.dtype == torch.float32 else 1e-10)
+    np.testing.assert_allclose(m.detach().numpy(), t.detach().numpy(), rtol=tol, atol=tol, equal_nan=True)
+
+def check(name, *ts, grad=True, kw={}, tfn=None, mfn=None, tol=None, out=None):
+    "Compare `minitorch.more_ops.<name>(*ts, **kw)` with `torch.<name>`; values, dtype and gradients."
+    tfn = tfn or getattr(torch, name); mfn = mfn or getattr(mo, name)
+    tt = [t.clone().requires_grad_() if grad and isinstance(t, torch.Tensor) and t.is_floating_point() else t for t in ts]
+    mm = [M(t, grad=grad and t.is_floating_point()) if isinstance(t, torch.Tensor) else t for t in ts]
+    r, q = tfn(*tt, **kw), mfn(*mm, **kw)
+    if out is not None: r, q = r[out], q[out]
+    close(q, r, tol)
+    if grad and r.requires_grad:
+        g = torch.randn(r.shape, dtype=r.dtype)
+        r.backward(g); q.backward(M(g))
+        for a, b in zip(tt, mm):
+            if isinstance(a, torch.Tensor) and a.requires_grad:
+                if b.grad is None: assert not a.grad.any()   # an input the result does not depend on
+                else: close(b.grad, a.grad, tol)
+    return q, r
+
+def rnd(*s, dtype=torch.float64, lo=None):
+    g = torch.Generator().manual_seed(hash(s) % 1000)
+    if dtype == torch.int64: return torch.randint(-5, 6, s, generator=g)
+    x = torch.randn(*s, generator=g, dtype=dtype)
+    return x.abs() + lo if lo is not None else x
+
+FL = [torch.float32, torch.float64]
+
+@pytest.mark.parametrize('dt', FL)
+def test_addmm_family(dt):
+    check('addmm', rnd(2, 4, dtype=dt), rnd(2, 3, dtype=dt), rnd(3, 4, dtype=dt), kw=dict(beta=0.5, alpha=2))
+    check('addmm', rnd(4, dtype=dt), rnd(2, 3, dtype=dt), rnd(3, 4, dtype=dt))
+    check('addmv', rnd(2, dtype=dt), rnd(2, 3, dtype=dt), rnd(3, dtype=dt), kw=dict(beta=2, alpha=-1))
+    check('addr', rnd(2, 3, dtype=dt), rnd(2, dtype=dt), rnd(3, dtype=dt), kw=dict(beta=0.3, alpha=1.5))
+    check('baddbmm', rnd(2, 2, 4, dtype=dt), rnd(2, 2, 3, dtype=dt), rnd(2, 3, 4, dtype=dt), kw=dict(beta=0.5, alpha=2))
+    check('addbmm', rnd(2, 4, dtype=dt), rnd(3, 2, 3, dtype=dt), rnd(3, 3, 4, dtype=dt), kw=dict(beta=0.5, alpha=2))
+    check('addcmul', rnd(2, 3, dtype=dt), rnd(2, 3, dtype=dt), rnd(3, dtype=dt), kw=dict(value=0.5))
+    check('addcdiv', rnd(2, 3, dtype=dt), rnd(2, 3, dtype=dt), rnd(3, dtype=dt, lo=0.5), kw=dict(value=-2))
+
+def test_addmm_beta0_ignores_nan():
+    inp = torch.full((2, 2), float('nan'), dtype=torch.float64)
+    check('addmm', inp, rnd(2, 3), rnd(3, 2), kw=dict(beta=0), grad=False)
+
+def test_addmm_int():
+    check('addmm', rnd(2, 2, dtype=torch.int64), rnd(2, 3, dtype=torch.int64), rnd(3, 2, dtype=torch.int64), kw=dict(beta=2, alpha=3))
+    check('addcmul', rnd(2, 2, dtype=torch.int64), rnd(2, 2, dtype=torch.int64), rnd(2, 2, dtype=torch.int64), kw=dict(value=2))
+
+def test_addcdiv_int_raises():
+    i = torch.tensor([1, 2]); m = M(i)
+    with pytest.raises(RuntimeError): torch.addcdiv(i, i, i)
+    with pytest.raises(RuntimeError): mo.addcdiv(m, m, m)
+
+@pytest.mark.parametrize('dt', FL)
+def test_lerp(dt):
+    check('lerp', rnd(2, 3, dtype=dt), rnd(2, 3, dtype=dt), 0.3)
+    check('lerp', rnd(2, 3, dtype=dt), rnd(3, dtype=dt), rnd(2, 1, dtype=dt))
+    i = torch.tensor([1, 2])
+    with pytest.raises(RuntimeError): torch.lerp(i, i, 0.5)
+    with pytest.raises(RuntimeError): mo.lerp(M(i), M(i), 0.5)
+
+UN = ['logit', 'sinc', 'frac', 'deg2rad', 'rad2deg']
+
+@pytest.mark.parametrize('dt', FL)
+@pytest.mark.parametrize('name', UN)
+def test_unary(name, dt):
+    x = torch.tensor([-2.5, -0.7, 0.0, 0.2, 0.5, 1.3, 4.0], dtype=dt)
+    if name == 'logit': x = torch.tensor([0.01, 0.2, 0.5, 0.9], dtype=dt)
+    tol = 1e-4 if dt == torch.float32 and name == 'sinc' else None   # float32 cancellation in sinc'
+    check(name, x, tol=tol)
+    check(name, rnd(3, 4, dtype=dt).t() if name != 'logit' else x.reshape(2, 2).t(), tol=tol)
+
+def test_unary_int():
+    x = torch.tensor([-3, 0, 2, 5])
+    for name in UN:
+        try: r = getattr(torch, name)(x)
+        except RuntimeError:
+            with pytest.raises(RuntimeError): getattr(mo, name)(M(x))
+            continue
+        close(getattr(mo, name)(M(x)), r)
+
+def test_logit_eps():
+    x = torch.tensor([0.0, 0.1, 0.5, 0.97, 1.0], dtype=torch.float64)
+    check('logit', x, kw=dict(eps=0.05))
+
+BIN = ['logaddexp', 'logaddexp2', 'hypot', 'xlogy', 'copysign', 'fmax', 'fmin', 'float_power']
+
+@pytest.mark.parametrize('dt', FL)
+@pytest.mark.parametrize('name', BIN)
+def test_binary(name, dt):
+    a, b = rnd(3, 4, dtype=dt), rnd(4, dtype=dt)
+    if name in ('xlogy', 'float_power'): b = b.abs() + 0.1
+    if name == 'float_power': a = a.abs() + 0.1
+    check(name, a, b)
+    check(name, a.t(), rnd(4, 3, dtype=dt).abs() + 0.1)
+
+def test_binary_edges():
+    inf, nan = float('inf'), float('nan')
+    a = torch.tensor([-inf, inf, 1.0, nan, 2.0, 0.0, 1.0, -0.0], dtype=torch.float64)
+    b = torch.tensor([-inf, inf, -inf, 1.0, nan, nan, 1.0, 3.0], dtype=torch.float64)
+    for name in ['logaddexp', 'logaddexp2', 'fmax', 'fmin', 'copysign']:
+        check(name, a, b, grad=False)
+    x = torch.tensor([0.0, 0.0, 2.0, 1.0], dtype=torch.float64); y = torch.tensor([0.0, nan, 3.0, 0.5], dtype=torch.float64)
+    check('xlogy', x, y, grad=False)
+    # ties: fmax's gradient goes to the first argument, logaddexp's is split
+    t = torch.tensor([1.0, 2.0], dtype=torch.float64)
+    check('fmax', t, t.clone()); check('fmin', t, t.clone()); check('logaddexp', t, t.clone())
+
+def test_binary_int():
+    a, b = torch.tensor([-3, 0, 2, 5]), torch.tensor([2, -1, 0, 5])
+    for name in BIN:
+        try: r = getattr(torch, name)(a, b)
+        except RuntimeError:
+            with pytest.raises(RuntimeError): getattr(mo, name)(M(a), M(b))
+            continue
+        close(getattr(mo, name)(M(a), M(b)), r)
+
+def test_heaviside():
+    x = torch.tensor([-1.5, 0.0, 2.0, 0.0]); v = torch.tensor([0.5, 0.25, 0.5, 0.75])
+    check('heaviside', x, v, grad=False)
+    check('heaviside', torch.tensor([-2, 0, 3]), torch.tensor([7]), grad=False)
+    with pytest.raises(RuntimeError): torch.heaviside(x, v.double())
+    with pytest.raises(RuntimeError): mo.heaviside(M(x), M(v.double()))
+
+def test_float_power_scalar():
+    check('float_power', rnd(3, dtype=torch.float32).abs(), 2.5)
+    check('float_power', torch.tensor([1, 2, 3]), 2, grad=False)
+
+def test_nan_to_num():
+    x = torch.tensor([float('nan'), float('inf'), -float('inf'), 1.5])
+    check('nan_to_num', x)
+    check('nan_to_num', x.double(), kw=dict(nan=1.0, posinf=9.0))
+    check('nan_to_num', x, kw=dict(neginf=-7.0))
+    check('nan_to_num', torch.tensor([1, 2]), grad=False)
+
+@pytest.mark.parametrize('dt', FL)
+def test_nansum_nanmean(dt):
+    x = rnd(3, 4, dtype=dt); x[0, 1] = float('nan'); x[2, 3] = float('nan')
+    for name in ('nansum', 'nanmean'):
+        check(name, x)
+        check(name, x, kw=dict(dim=1))
+        check(name, x, kw=dict(dim=0, keepdim=True))
+        check(name, x.t(), kw=dict(dim=(0, 1)))
+    check('nansum', torch.tensor([[1, 2], [3, 4]]), grad=False)
+    check('nansum', torch.tensor([[1, 2], [3, 4]]), kw=dict(dim=0), grad=False)
+    with pytest.raises(RuntimeError): torch.nanmean(torch.tensor([1, 2]))
+    with pytest.raises(RuntimeError): mo.nanmean(M(torch.tensor([1, 2])))
+
+def test_diff():
+    x = rnd(3, 5)
+    check('diff', x)
+    check('diff', x, kw=dict(n=2, dim=0))
+    p, a = rnd(3, 2), rnd(3, 1)
+    close(mo.diff(M(x), 3, 1, prepend=M(p), append=M(a)), torch.diff(x, 3, 1, prepend=p, append=a))
+    check('diff', torch.tensor([1, 4, 9, 16]), kw=dict(n=2), grad=False)
+    check('diff', torch.tensor([True, False, False, True]), grad=False)
+
+@pytest.mark.parametrize('name', ['cummax', 'cummin'])
+def test_cummax_cummin(name):
+    x = torch.tensor([[1.0, 3.0, 3.0, 2.0, 5.0], [2.0, 2.0, 1.0, float('nan'), 0.0]], dtype=torch.float64)
+    for d in (0, 1, -1):
+        check(name, x[:1], kw=dict(dim=d), out=0)
+        check(name, x, kw=dict(dim=d), out=1, grad=False)
+        check(name, x, kw=dict(dim=d), out=0, grad=False)
+    check(name, rnd(4, 3), kw=dict(dim=0), out=0)
+    check(name, torch.tensor([3, 1, 3, 4, 0]), kw=dict(dim=0), out=1, grad=False)
+    r = getattr(mo, name)(M(rnd(4)), 0); assert r.values is r[0] and r.indices is r[1]
+
+def test_logcumsumexp():
+    check('logcumsumexp', rnd(3, 5), kw=dict(dim=1))
+    check('logcumsumexp', rnd(3, 5, dtype=torch.float32).t(), kw=dict(dim=0))
+    check('logcumsumexp', torch.tensor([-1000.0, 0.0, -float('inf'), 1000.0], dtype=torch.float64), kw=dict(dim=0))
+
+def test_median():
+    x = torch.tensor([[3.0, 1.0, 2.0, 2.0], [5.0, 5.0, 0.0, 7.0], [1.0, 2.0, 3.0, 4.0]], dtype=torch.float64)
+    check('median', x)            # lower median; gradient spread over the ties
+    check('median', x[:, :3])
+    for d in (0, 1):
+        q, r = check('median', x, kw=dict(dim=d), out=0, grad=False)
+        mr = mo.median(M(x), dim=d)
+        close(M(x).gather(d, mr.indices.unsqueeze(d)).squeeze(d), r)
+    y = rnd(3, 5)
+    check('median', y, kw=dict(dim=1), out=0)
+    close(mo.median(M(y), dim=1, keepdim=True).indices, torch.median(y, dim=1, keepdim=True).indices)
+    check('median', torch.tensor([4, 1, 3, 2]), grad=False)
+    n = torch.tensor([1.0, float('nan'), 3.0, 2.0])
+    check('median', n, grad=False); check('nanmedian', n, grad=False)
+    check('median', n.reshape(2, 2), kw=dict(dim=1), out=0, grad=False)
+    check('nanmedian', torch.tensor([float('nan')] * 2), grad=False)
+    check('nanmedian', x)
+
+def test_kthvalue():
+    y = rnd(3, 5)
+    for k in (1, 3, 5):
+        check('kthvalue', y, k, out=0); check('kthvalue', y, k, out=1, grad=False)
+    check('kthvalue', y, 2, kw=dict(dim=0, keepdim=True), out=0)
+    check('kthvalue', y, 2, kw=dict(dim=0, keepdim=True), out=1, grad=False)
+    check('kthvalue', torch.tensor([5, 1, 4]), 2, out=0, grad=False)
+    with pytest.raises(RuntimeError): mo.kthvalue(M(y), 6)
+
+@pytest.mark.parametrize('dt', FL)
+def test_quantile(dt):
+    x = rnd(4, 5, dtype=dt)
+    check('quantile', x, 0.3)
+    check('quantile', x, 0.5, kw=dict(dim=1))
+    check('quantile', x, 0.75, kw=dict(dim=0, keepdim=True))
+    for q, kw in [([0.0, 0.25, 1.0], dict(dim=1)), ([0.1, 0.9], dict(keepdim=True)), ([0.5, 0.2], dict(dim=0, keepdim=True))]:
+        tq = torch.tensor(q, dtype=dt)
+        check('quantile', x, kw=kw, tfn=lambda x, **k: torch.quantile(x, tq, **k), mfn=lambda x, **k: mo.quantile(x, M(tq), **k))
+    n = x.clone(); n[1, 2] = float('nan')
+    check('quantile', n, 0.4, kw=dict(dim=1), grad=False)
+    with pytest.raises(RuntimeError): torch.quantile(torch.tensor([1, 2]), 0.5)
+    with pytest.raises(RuntimeError): mo.quantile(M(torch.tensor([1, 2])), 0.5)
+
+def test_tensordot_inner_kron():
+    a, b = rnd(2, 3, 4), rnd(3, 4, 5)
+    check('tensordot', a, b, kw=dict(dims=2))
+    check('tensordot', a, rnd(4, 2), kw=dict(dims=([0, 2], [1, 0])))
+    check('tensordot', a, rnd(5), kw=dict(dims=0))
+    check('inner', rnd(2, 3), rnd(4, 3))
+    check('inner', rnd(3), rnd(3))
+    check('kron', rnd(2, 3), rnd(3, 2))
+    check('kron', rnd(2), rnd(2, 3))
+    check('kron', torch.tensor([[1, 2], [3, 4]]), torch.tensor([1, -1]), grad=False)
+
+def test_cross_dist_cdist():
+    check('cross', rnd(4, 3), rnd(4, 3), kw=dict(dim=1))
+    check('cross', rnd(3, 2), rnd(3, 2), kw=dict(dim=0))
+    for p in (1, 2, 3, float('inf')): check('dist', rnd(3, 4), rnd(4), kw=dict(p=p))
+    for p in (1.0, 2.0):
+        check('cdist', rnd(4, 3), rnd(5, 3), kw=dict(p=p))
+        check('cdist', rnd(2, 4, 3), rnd(2, 5, 3), kw=dict(p=p))
+
+def test_cov_corrcoef():
+    x = rnd(3, 6)
+    check('cov', x); check('cov', x, kw=dict(correction=0)); check('cov', rnd(6))
+    check('corrcoef', x)
+    check('cov', torch.tensor([[1, 2, 4], [3, 1, 0]]), grad=False)
+
+def test_meshgrid_cartesian_block_diag():
+    a, b, c = rnd(2), rnd(3), rnd(4)
+    for ind in ('ij', 'xy'):
+        r, q = torch.meshgrid(a, b, c, indexing=ind), mo.meshgrid(M(a), M(b), M(c), indexing=ind)
+        for u, v in zip(q, r): close(u, v)
+        r, q = torch.meshgrid([a, b], indexing=ind), mo.meshgrid([M(a), M(b)], indexing=ind)
+        for u, v in zip(q, r): close(u, v)
+    check('cartesian_prod', a, b)
+    close(mo.cartesian_prod(M(a)), torch.cartesian_prod(a))
+    check('block_diag', rnd(2, 3), rnd(4), torch.tensor(2.0, dtype=torch.float64), rnd(1, 2))
+    close(mo.block_diag(M(torch.tensor([[1, 2]])), M(torch.tensor([[1.5]]))), torch.block_diag(torch.tensor([[1, 2]]), torch.tensor([[1.5]])))
+
+def test_atleast_stack_split():
+    s, v, m, t = torch.tensor(1.0), torch.tensor([1.0, 2.0]), rnd(2, 3), rnd(2, 3, 2)
+    for name in ('atleast_1d', 'atleast_2d', 'atleast_3d'):
+        for x in (s, v, m, t): close(getattr(mo, name)(M(x)), getattr(torch, name)(x))
+        for u, w in zip(getattr(mo, name)(M(s), M(m)), getattr(torch, name)(s, m)): close(u, w)
+    close(mo.dstack([M(m), M(m)]), torch.dstack([m, m]))
+    close(mo.dstack([M(v), M(v)]), torch.dstack([v, v]))
+    close(mo.column_stack([M(v), M(m)]), torch.column_stack([v, m]))
+    close(mo.row_stack([M(v), M(v)]), torch.row_stack([v, v]))
+    x = rnd(4, 6, 2)
+    for name, arg in [('hsplit', 3), ('hsplit', [1, 4]), ('vsplit', 2), ('vsplit', [3]), ('dsplit', 2)]:
+        r, q = getattr(torch, name)(x, arg), getattr(mo, name)(M(x), arg)
+        assert len(r) == len(q)
+        for u, w in zip(q, r): close(u, w)
+    for u, w in zip(mo.hsplit(M(rnd(6)), 2), torch.hsplit(rnd(6), 2)): close(u, w)
+    with pytest.raises(RuntimeError): torch.hsplit(x, 4)
+    with pytest.raises(RuntimeError): mo.hsplit(M(x), 4)
+    for u, w in zip(mo.split_with_sizes(M(x), [1, 3]), torch.split_with_sizes(x, [1, 3])): close(u, w)
+    for u, w in zip(M(x).split_with_sizes([2, 4], 1), x.split_with_sizes([2, 4], 1)): close(u, w)
+    with pytest.raises(RuntimeError): torch.split_with_sizes(x, [1, 2])
+    with pytest.raises(RuntimeError): mo.split_with_sizes(M(x), [1, 2])
+
+def test_rot90_take_diagflat():
+    x = rnd(2, 3, 4)
+    for k in (-1, 0, 1, 2, 3, 5):
+        check('rot90', x, k, kw=dict(dims=(0, 2)))
+        check('rot90', x, k)
+    check('take', x, torch.tensor([[0, 5], [23, 7]]))
+    check('take_along_dim', x, torch.tensor([[[0], [3], [1]]]), kw=dict(dim=2))
+    check('take_along_dim', x, torch.tensor([0, 17, 3]))
+    check('take_along_dim', x, x.argsort(1), kw=dict(dim=1))
+    check('diagflat', rnd(2, 2)); check('diagflat', rnd(3), kw=dict(offset=-1)); check('diagflat', rnd(3), kw=dict(offset=2))
+
+def test_isin_searchsorted_bucketize():
+    e, t = torch.tensor([[1, 2, 3], [4, 5, 6]]), torch.tensor([2, 6, 9])
+    check('isin', e, t, grad=False); check('isin', e, t, kw=dict(invert=True), grad=False)
+    close(mo.isin(M(e), 3), torch.isin(e, 3))
+    s = torch.tensor([1.0, 3.0, 3.0, 5.0, 7.0]); v = torch.tensor([[3.0, 6.0], [0.0, 9.0]])
+    for kw in ({}, dict(right=True), dict(side='right'), dict(side='left'), dict(out_int32=True)):
+        check('searchsorted', s, v, kw=kw, grad=False)
+    s2 = torch.tensor([[1.0, 3.0, 5.0], [2.0, 2.0, 4.0]]); v2 = torch.tensor([[2.0, 5.0], [2.0, 4.5]])
+    check('searchsorted', s2, v2, grad=False); check('searchsorted', s2, v2, kw=dict(right=True), grad=False)
+    close(mo.searchsorted(M(s), 3.0), torch.searchsorted(s, 3.0))
+    with pytest.raises(RuntimeError): torch.searchsorted(s, v, right=True, side='left')
+    with pytest.raises(RuntimeError): mo.searchsorted(M(s), M(v), right=True, side='left')
+    check('bucketize', v, s, grad=False); check('bucketize', v, s, kw=dict(right=True), grad=False)
+
+def test_predicates_and_conj():
+    x = rnd(2, 3)
+    assert mo.is_nonzero(M(torch.tensor([2.0]))) and not mo.is_nonzero(M(torch.tensor(0)))
+    with pytest.raises(RuntimeError): torch.is_nonzero(torch.tensor([1, 2]))
+    with pytest.raises(RuntimeError): mo.is_nonzero(M(torch.tensor([1, 2])))
+    for t in (torch.tensor([1]), torch.tensor([1.0]), torch.tensor([True]), torch.tensor([1], dtype=torch.uint8)):
+        m = minitorch.tensor(t.numpy(), dtype={torch.uint8: minitorch.uint8}.get(t.dtype, D.get(t.dtype)))
+        assert mo.is_signed(m) == torch.is_signed(t)
+    assert M(x).is_same_size(M(x)) and not M(x).is_same_size(M(x.t()))
+    assert M(x).ndimension() == 2
+    assert not mo.is_conj(M(x)) and not mo.is_neg(M(x))
+    close(mo.conj_physical(M(x)), torch.conj_physical(x)); close(mo.resolve_conj(M(x)), x); close(mo.resolve_neg(M(x)), x)
+
+def test_methods_and_inplace():
+    a, b = rnd(2, 3), rnd(2, 3)
+    close(M(a).lerp(M(b), 0.25), a.lerp(b, 0.25))
+    m = M(a); r = m.lerp_(M(b), 0.25); assert r is m; close(m, a.clone().lerp_(b, 0.25))
+    m = M(a); m.addcmul_(M(b), M(b), value=2); close(m, a.clone().addcmul_(b, b, value=2))
+    m = M(a); m.nan_to_num_(); close(m, a.clone().nan_to_num_())
+    close(M(a).cummax(1).values, a.cummax(1).values)
+    close(M(a).hypot(M(b)), a.hypot(b)); close(M(a).logaddexp(M(b)), a.logaddexp(b))
