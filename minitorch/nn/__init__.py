@@ -12,3 +12,8 @@ from . import functional, init, utils
 from .pooling import (MaxPool1d, AvgPool1d, AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool2d,
                                   MaxUnpool1d, MaxUnpool2d, Fold, Unfold)
 from .transformer import TransformerEncoder, TransformerDecoderLayer, TransformerDecoder, Transformer
+from .activations import (ELU, SELU, CELU, Hardtanh, ReLU6, Hardsigmoid, Hardswish, Mish, Softsign,
+    Softshrink, Hardshrink, Tanhshrink, Threshold, GLU, PReLU, Softmin, LeakyReLU, LogSigmoid, Softplus, SmoothL1Loss,
+    HuberLoss, KLDivLoss, CosineSimilarity, PairwiseDistance, GroupNorm, RMSNorm, PixelShuffle, PixelUnshuffle,
+    Upsample, Unflatten, ZeroPad1d, ZeroPad2d, ConstantPad1d, ConstantPad2d, ReflectionPad1d, ReflectionPad2d,
+    ReplicationPad1d, ReplicationPad2d)
