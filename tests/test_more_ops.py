@@ -335,3 +335,79 @@ def test_methods_and_inplace():
     m = M(a); m.nan_to_num_(); close(m, a.clone().nan_to_num_())
     close(M(a).cummax(1).values, a.cummax(1).values)
     close(M(a).hypot(M(b)), a.hypot(b)); close(M(a).logaddexp(M(b)), a.logaddexp(b))
+
+def test_int_scalar_truncation():
+    a = torch.tensor([[1, 2], [3, 4]])
+    check('addmm', a, a, a, kw=dict(beta=0.5, alpha=2), grad=False)
+    check('addcmul', a, a, a, kw=dict(value=1.5), grad=False)
+
+def test_searchsorted_int_seq_float_value():
+    s = torch.tensor([1, 3, 5])
+    close(mo.searchsorted(M(s), 3.5), torch.searchsorted(s, 3.5))
+    close(mo.searchsorted(M(s), M(torch.tensor([2.5, 3.0]))), torch.searchsorted(s, torch.tensor([2.5, 3.0])))
+
+def test_take_negative():
+    x = rnd(2, 3)
+    check('take', x, torch.tensor([-1, 0, -6]))
+    with pytest.raises(IndexError): torch.take(x, torch.tensor([6]))
+    with pytest.raises(IndexError): mo.take(M(x), M(torch.tensor([6])))
+
+def test_nanmedian_dim():
+    nan = float('nan')
+    x = torch.tensor([[nan, 1.0, 2.0, nan, 0.5], [3.0, 1.0, 2.0, 4.0, 0.0], [nan] * 5], dtype=torch.float64)
+    check('nanmedian', x, kw=dict(dim=1), out=0, grad=False)
+    check('nanmedian', x[:2], kw=dict(dim=1), out=1, grad=False)
+    check('nanmedian', x[:2], kw=dict(dim=1, keepdim=True), out=0)
+    assert type(mo.nanmedian(M(x), 1)).__name__ == 'nanmedian'
+
+def test_mode():
+    x = torch.tensor([[1., 2, 2, 3, 3, 0], [5, 5, 1, 1, 1, 0], [4, 4, 4, 4, 4, 4]], dtype=torch.float64)
+    for out in (0, 1):
+        check('mode', x, kw=dict(dim=1), out=out, grad=out == 0)
+        check('mode', x, kw=dict(dim=0, keepdim=True), out=out, grad=False)
+    check('mode', torch.tensor([3, 1, 3, 1, 2]), out=1, grad=False)
+    check('mode', torch.tensor([3, 1, 3, 1, 2]), out=0, grad=False)
+
+@pytest.mark.parametrize('dt', FL)
+def test_histc(dt):
+    x = rnd(50, dtype=dt)
+    for kw in ({}, dict(bins=7), dict(bins=5, min=-1, max=1)):
+        check('histc', x, kw=kw, grad=False)
+    check('histc', torch.tensor([0.0, 1.0, 2.0, 3.0, 4.0], dtype=dt), kw=dict(bins=4), grad=False)
+    check('histc', torch.tensor([2.0, 2.0], dtype=dt), kw=dict(bins=4), grad=False)
+    with pytest.raises(NotImplementedError): mo.histc(M(torch.tensor([1, 2])))
+
+def test_unique_consecutive():
+    x = torch.tensor([[1, 1, 2], [2, 3, 1]])
+    close(mo.unique_consecutive(M(x)), torch.unique_consecutive(x))
+    for u, w in zip(mo.unique_consecutive(M(x), return_inverse=True, return_counts=True),
+                    torch.unique_consecutive(x, return_inverse=True, return_counts=True)): close(u, w)
+    for u, w in zip(mo.unique_consecutive(M(x.double()), return_counts=True), torch.unique_consecutive(x.double(), return_counts=True)): close(u, w)
+
+@pytest.mark.parametrize('dt', [torch.float32, torch.float64, torch.int64])
+def test_index_ops(dt):
+    x, src = rnd(4, 3, dtype=dt), rnd(4, 2, dtype=dt)
+    idx = torch.tensor([2, 0])
+    g = dt != torch.int64
+    check('index_add', x, 1, idx, src, grad=g)
+    check('index_add', x, 0, torch.tensor([1, 1, 3]), rnd(3, 3, dtype=dt), kw=dict(alpha=2), grad=g)
+    check('index_copy', x, 1, idx, src, grad=g)
+    check('index_copy', x, 0, torch.tensor([3, 0]), rnd(2, 3, dtype=dt), grad=g)
+    check('index_fill', x, 1, idx, -1.5 if g else 7, grad=g)
+    check('index_fill', x, 0, torch.tensor([-1]), 2, grad=g)
+    m = M(x); r = m.index_add_(1, M(idx), M(src)); assert r is m; close(m, x.clone().index_add_(1, idx, src))
+    m = M(x); m.index_fill_(0, M(idx), 3); close(m, x.clone().index_fill_(0, idx, 3))
+    m = M(x); m.index_copy_(1, M(idx), M(src)); close(m, x.clone().index_copy_(1, idx, src))
+
+def test_renorm_narrow_copy_sum_to_size():
+    x = rnd(3, 4, 2) * 3
+    for p, d, mx in [(2, 0, 2.0), (1, 1, 3.0), (3, 2, 1.0)]:
+        check('renorm', x, p, d, mx, tol=1e-7)
+    check('narrow_copy', x, 1, 1, 2)
+    for size in [(4, 1), (1, 2), (3, 1, 2), (1, 1, 1), (2,)]:
+        t = x.clone().requires_grad_(); m = M(x, grad=True)
+        r, q = t.sum_to_size(*size), m.sum_to_size(*size); close(q, r)
+        r.sum().backward(); q.sum().backward(); close(m.grad, t.grad)
+    close(M(x).sum_to_size((4, 2)), x.sum_to_size((4, 2)))
+    with pytest.raises(RuntimeError): x.sum_to_size(3, 2)
+    with pytest.raises(RuntimeError): M(x).sum_to_size(3, 2)
