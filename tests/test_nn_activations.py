@@ -151,6 +151,7 @@ def test_cosine_pairwise(dtype):
                   lambda u, v: TF.pairwise_distance(u, v, p, keepdim=keepdim), a, b)
 
 
+@pytest.mark.task11_4
 @pytest.mark.parametrize('dtype', [torch.float32, torch.float64])
 def test_group_norm(dtype):
     x = torch.randn(2, 6, 3, 2, dtype=dtype); w, b = torch.randn(6, dtype=dtype), torch.randn(6, dtype=dtype)
@@ -170,6 +171,7 @@ def test_rms_norm(dtype):
     with pytest.raises(RuntimeError, match='normalized_shape'): F.rms_norm(mt(x), (3,))
 
 
+@pytest.mark.task11_4
 def test_norm_modules_param_grads():
     x = torch.randn(2, 4, 3)
     for ours, theirs in [(nn.GroupNorm(2, 4), TNN.GroupNorm(2, 4)), (nn.RMSNorm(3), TNN.RMSNorm(3)),
@@ -185,6 +187,7 @@ def test_norm_modules_param_grads():
         for (n, po), (_, pt) in zip(ours.named_parameters(), theirs.named_parameters()): check(po.grad, pt.grad, 1e-5)
 
 
+@pytest.mark.task11_5
 @pytest.mark.parametrize('dtype', [torch.float32, torch.float64])
 def test_pixel_shuffle(dtype):
     x = torch.randn(2, 8, 3, 5, dtype=dtype)
@@ -202,6 +205,7 @@ INTERP = [dict(scale_factor=2), dict(size=(7, 3)), dict(scale_factor=1.7), dict(
           dict(size=(1, 9), mode='bilinear', align_corners=True), dict(scale_factor=2.5, mode='bilinear', align_corners=False)]
 
 
+@pytest.mark.task11_6
 @pytest.mark.parametrize('dtype', [torch.float32, torch.float64])
 @pytest.mark.parametrize('kw', INTERP, ids=[str(k) for k in INTERP])
 def test_interpolate(kw, dtype):
@@ -209,6 +213,7 @@ def test_interpolate(kw, dtype):
     grads(lambda u: F.interpolate(u, **kw), lambda u: TF.interpolate(u, **kw), x)
 
 
+@pytest.mark.task11_6
 def test_interpolate_1d_and_errors():
     x = torch.randn(2, 3, 5, dtype=torch.float64)
     for kw in (dict(scale_factor=2), dict(size=8, mode='linear'), dict(size=3, mode='linear', align_corners=True)):
