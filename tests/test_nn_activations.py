@@ -145,6 +145,7 @@ def test_cosine_pairwise(dtype):
     a, b = torch.randn(4, 6, dtype=dtype), torch.randn(4, 6, dtype=dtype)
     for dim in (1, 0, -1):
         grads(lambda u, v: F.cosine_similarity(u, v, dim), lambda u, v: TF.cosine_similarity(u, v, dim), a, b)
+    grads(lambda u, v: F.cosine_similarity(u, v, -1), lambda u, v: TF.cosine_similarity(u, v, -1), a, b[0])
     for p in (2.0, 1.0, 3.0):
         for keepdim in (False, True):
             grads(lambda u, v: F.pairwise_distance(u, v, p, keepdim=keepdim),
