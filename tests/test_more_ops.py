@@ -411,3 +411,50 @@ def test_renorm_narrow_copy_sum_to_size():
     close(M(x).sum_to_size((4, 2)), x.sum_to_size((4, 2)))
     with pytest.raises(RuntimeError): x.sum_to_size(3, 2)
     with pytest.raises(RuntimeError): M(x).sum_to_size(3, 2)
+
+def _same_error(tf, mf):
+    with pytest.raises(Exception) as et: tf()
+    with pytest.raises(Exception) as em: mf()
+    assert et.type is em.type, (et.type, em.type, str(em.value))
+
+def test_errors_match_torch():
+    f, d, i, b = torch.tensor([0.5, -1.5, 2.0]), torch.tensor([0.5, 1.5, 2.0], dtype=torch.float64), torch.tensor([3, 1, 2]), torch.tensor([True, False])
+    cases = [('lerp', (f, d, 0.5)), ('lerp', (f, f, d)), ('logaddexp', (f, 2.0)), ('logaddexp', (b, b)), ('hypot', (f, 2.0)),
+             ('fmax', (f, 2.0)), ('fmin', (f, 2.0)), ('heaviside', (f, 2.0)), ('heaviside', (f, d)), ('median', (b,)),
+             ('nanmedian', (b,)), ('logcumsumexp', (i, 0)), ('frac', (i,)), ('nanmean', (b,)), ('quantile', (f, 1.5)),
+             ('quantile', (torch.zeros(0), 0.5)), ('kthvalue', (f, 0)), ('diff', (torch.tensor(1.0),)), ('meshgrid', (f, i)),
+             ('cartesian_prod', (f, i)), ('rot90', (f, 1)), ('rot90', (torch.zeros(2, 3), 1, [1, 1])),
+             ('index_add', (torch.zeros(3, 2), 0, torch.tensor([0]), torch.ones(1, 2, dtype=torch.float64))),
+             ('index_copy', (torch.zeros(3, 2), 0, torch.tensor([0]), torch.ones(1, 2, dtype=torch.float64))),
+             ('cdist', (torch.zeros(2, 3, dtype=torch.float64), torch.ones(4, 3))), ('mode', (torch.zeros(0),)),
+             ('median', (torch.zeros(2, 0), 1)), ('histc', (f, 3, 2, 1)), ('addmm', (torch.zeros(2, 2), torch.zeros(2, 3), torch.zeros(4, 2)))]
+    for name, args in cases:
+        _same_error(lambda: getattr(torch, name)(*args), lambda: getattr(mo, name)(*[M(a) if isinstance(a, torch.Tensor) else a for a in args]))
+    _same_error(lambda: torch.quantile(f, [0.5]), lambda: mo.quantile(M(f), [0.5]))
+    _same_error(lambda: torch.meshgrid(f, indexing='zz'), lambda: mo.meshgrid(M(f), indexing='zz'))
+    _same_error(lambda: torch.searchsorted(f, f, side='up'), lambda: mo.searchsorted(M(f), M(f), side='up'))
+
+def test_mixed_dtypes():
+    f, d, i = torch.tensor([0.5, -1.5, 2.0]), torch.tensor([0.5, 1.5, -2.0], dtype=torch.float64), torch.tensor([3, 1, 2])
+    for name in ('logaddexp', 'logaddexp2', 'hypot', 'xlogy', 'copysign', 'fmax', 'fmin', 'float_power'):
+        for a, b in ((f, d), (f, i), (i, f), (d, f)):
+            if name in ('xlogy', 'float_power'): a, b = a.abs(), b.abs()
+            close(getattr(mo, name)(M(a), M(b)), getattr(torch, name)(a, b))
+
+@pytest.mark.parametrize('interp', ['linear', 'lower', 'higher', 'midpoint', 'nearest'])
+def test_quantile_interpolation(interp):
+    x = rnd(3, 5)
+    for q in (0.0, 0.3, 0.5, 0.625, 1.0):
+        check('quantile', x, q, kw=dict(dim=1, interpolation=interp))
+    check('quantile', rnd(4), 0.5, kw=dict(interpolation=interp))   # rank 1.5: ties to even for 'nearest'
+    check('quantile', rnd(6), 0.5, kw=dict(interpolation=interp))   # rank 2.5
+
+def test_mode_nan_and_scalar():
+    check('mode', torch.tensor([1.0, float('nan'), float('nan')]), out=0, grad=False)
+    check('mode', torch.tensor([1.0, float('nan'), float('nan')]), out=1, grad=False)
+    check('mode', torch.tensor(2.0), out=0, grad=False); check('mode', torch.tensor(2.0), out=1, grad=False)
+
+def test_xlogy_scalars():
+    i, f = torch.tensor([1, 2, 0]), torch.tensor([0.5, 2.0, 3.0], dtype=torch.float64)
+    close(mo.xlogy(M(i), 2.5), torch.xlogy(i, 2.5)); close(mo.xlogy(2, M(f)), torch.xlogy(2, f))
+    close(mo.xlogy(M(f), 3), torch.xlogy(f, 3)); close(mo.xlogy(M(i), M(i)), torch.xlogy(i, i))
