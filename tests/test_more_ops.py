@@ -458,3 +458,15 @@ def test_xlogy_scalars():
     i, f = torch.tensor([1, 2, 0]), torch.tensor([0.5, 2.0, 3.0], dtype=torch.float64)
     close(mo.xlogy(M(i), 2.5), torch.xlogy(i, 2.5)); close(mo.xlogy(2, M(f)), torch.xlogy(2, f))
     close(mo.xlogy(M(f), 3), torch.xlogy(f, 3)); close(mo.xlogy(M(i), M(i)), torch.xlogy(i, i))
+
+def test_inplace_errors():
+    i = torch.tensor([1, 2])
+    _same_error(lambda: i.clone().deg2rad_(), lambda: M(i).deg2rad_())
+    _same_error(lambda: i.clone().float_power_(2), lambda: M(i).float_power_(2))
+    _same_error(lambda: torch.tensor([1.]).float_power_(2), lambda: M(torch.tensor([1.])).float_power_(2))
+    _same_error(lambda: torch.tensor([1.]).addcmul_(torch.ones(2), torch.ones(2)),
+                lambda: M(torch.tensor([1.])).addcmul_(M(torch.ones(2)), M(torch.ones(2))))
+    d = torch.tensor([0.5, 3.0], dtype=torch.float64)
+    m = M(d); m.float_power_(2); close(m, d.clone().float_power_(2))
+    m = M(d); m.logit_(); close(m, d.clone().logit_())
+    m = M(d); m.copysign_(M(-d)); close(m, d.clone().copysign_(-d))
