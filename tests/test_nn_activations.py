@@ -59,8 +59,6 @@ def test_pointwise_existing(name, kw, dtype):
     grads(lambda a: getattr(F, name)(a, **kw), lambda a: getattr(TF, name)(a, **kw), x)
 
 
-@pytest.mark.xfail(reason="chapter 11's softplus/logsigmoid: gradient at exactly x = 0 is 1.0, torch's 0.5 "
-                          "(clamp's inclusive gradient plus abs's zero subgradient)", strict=False)
 @pytest.mark.parametrize('name', ['softplus', 'logsigmoid'])
 def test_pointwise_existing_at_zero(name):
     x = torch.zeros(3, dtype=torch.float64)

@@ -91,12 +91,13 @@ def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dty
 
 def logsigmoid(input: Tensor) -> Tensor:
     "$\\log\\sigma(x) = \\min(x,0) - \\log(1+e^{-|x|})$ (stable)."
-    return input.clamp(max=0) - (-input.abs()).exp().log1p()
+    return -softplus(-input, 1.0, math.inf)
 
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
     "$\\frac{1}{\\beta}\\log(1+e^{\\beta x})$, linear above `threshold`."
     bx = input * beta
-    soft = (bx.clamp(min=0) + (-bx.abs()).exp().log1p()) / beta
+    pos, neg = bx.clamp(min=0), bx.clamp(max=0)    # each branch sees its own side: finite values and gradients,
+    soft = minitorch.where(bx > 0, pos + (-pos).exp().log1p(), neg.exp().log1p()) / beta   # σ(0) = 0.5 at 0
     return minitorch.where(bx > threshold, input, soft)
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
