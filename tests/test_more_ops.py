@@ -470,3 +470,11 @@ def test_inplace_errors():
     m = M(d); m.float_power_(2); close(m, d.clone().float_power_(2))
     m = M(d); m.logit_(); close(m, d.clone().logit_())
     m = M(d); m.copysign_(M(-d)); close(m, d.clone().copysign_(-d))
+
+def test_searchsorted_sorter_dist0_nan_dtype():
+    s = torch.tensor([5., 1, 3, 7]); v = torch.tensor([4., 7, 0])
+    close(mo.searchsorted(M(s), M(v), sorter=M(s.argsort())), torch.searchsorted(s, v, sorter=s.argsort()))
+    check('dist', torch.tensor([1., 0, 2]), torch.zeros(3), kw=dict(p=0), grad=False)
+    x = rnd(3, 4)
+    check('nansum', x, kw=dict(dtype=torch.float32), grad=False)
+    check('nanmean', x, kw=dict(dim=1, dtype=torch.float32), grad=False)
