@@ -478,3 +478,30 @@ def test_searchsorted_sorter_dist0_nan_dtype():
     x = rnd(3, 4)
     close(mo.nansum(M(x), dtype=minitorch.float32), torch.nansum(x, dtype=torch.float32))
     close(mo.nanmean(M(x), 1, dtype=minitorch.float32), torch.nanmean(x, 1, dtype=torch.float32))
+
+@pytest.mark.parametrize('dt', [torch.float32, torch.float64, torch.int64])
+def test_trapezoid(dt):
+    y = rnd(3, 5, dtype=dt); g = dt != torch.int64
+    xs = torch.tensor([0.0, 0.5, 1.5, 2.0, 4.0], dtype=torch.float64 if dt == torch.int64 else dt)
+    for name in ('trapezoid', 'trapz', 'cumulative_trapezoid'):
+        check(name, y, grad=g)
+        check(name, y, kw=dict(dx=0.5), grad=g)
+        check(name, y, kw=dict(dim=0), grad=g)
+        check(name, y, xs, grad=g)
+        check(name, y.t(), xs.reshape(5, 1).expand(5, 3).contiguous(), kw=dict(dim=0), grad=g)
+    _same_error(lambda: torch.trapezoid(y, 2.0), lambda: mo.trapezoid(M(y), 2.0))
+    _same_error(lambda: torch.cumulative_trapezoid(y, 2.0), lambda: mo.cumulative_trapezoid(M(y), 2.0))
+
+def test_indices_vander_combinations():
+    for args in [(3, 4, 1), (3, 3, -1), (4, 2, 0), (0, 3, 0), (3, 3, -5)]:
+        close(mo.tril_indices(*args), torch.tril_indices(*args)); close(mo.triu_indices(*args), torch.triu_indices(*args))
+    close(mo.triu_indices(3, 3, dtype=minitorch.int32), torch.triu_indices(3, 3, dtype=torch.int32))
+    for x in (torch.tensor([1, 4, 9]), torch.tensor([1.5, -2.0], dtype=torch.float64)):
+        for kw in ({}, dict(N=4), dict(N=2, increasing=True), dict(N=0)):
+            check('vander', x, kw=kw, grad=False)
+    check('vander', rnd(3), kw=dict(N=4, increasing=True), grad=False)   # torch's own vander backward fails
+    y = torch.tensor([1, 4, 9, 2])
+    for r in (1, 2, 3):
+        for w in (False, True):
+            close(mo.combinations(M(y), r, w), torch.combinations(y, r, w))
+    check('combinations', rnd(4), kw=dict(r=2))
