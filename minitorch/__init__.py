@@ -49,6 +49,17 @@ from minitorch.views import (
     scatter, scatter_add, index_select, masked_fill, masked_select, nonzero, argwhere, sort,
     argsort, topk, unique, bincount, msort, index_put,
 )
+from minitorch.more_ops import (
+    addmm, addmv, addr, baddbmm, addbmm, addcmul, addcdiv, lerp, logaddexp, logaddexp2, hypot, xlogy,
+    logit, sinc, frac, deg2rad, rad2deg, heaviside, float_power, copysign, fmax, fmin, nan_to_num,
+    nansum, nanmean, diff, cummax, cummin, logcumsumexp, median, nanmedian, kthvalue, quantile,
+    tensordot, inner, kron, cross, dist, cdist, cov, corrcoef, meshgrid, cartesian_prod, block_diag,
+    atleast_1d, atleast_2d, atleast_3d, dstack, column_stack, row_stack, hsplit, vsplit, dsplit,
+    split_with_sizes, rot90, take, take_along_dim, isin, searchsorted, bucketize, diagflat,
+    is_nonzero, is_signed, is_same_size, is_conj, is_neg, resolve_conj, resolve_neg, conj_physical,
+    mode, histc, unique_consecutive, index_add, index_copy, index_fill, renorm, narrow_copy,
+    trapezoid, trapz, cumulative_trapezoid, tril_indices, triu_indices, vander, combinations,
+)
 
 # %% ../nbs/99_api.ipynb #9f1eaad1
 from . import autograd, backends, cuda, datasets, scalar
