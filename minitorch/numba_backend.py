@@ -9,13 +9,13 @@ import math
 from typing import Callable
 
 import numpy as np
-from numba import get_num_threads, njit, prange, types
+from numba import njit, prange, types
 from numba.extending import overload, register_jitable
 
 from .backends import NumpyBackend, make_data
 from .dtypes import dtype
 from .low_precision import bf16_bits_to_f32, f16_bits_to_f32, f32_to_bf16_bits, f32_to_f16_bits
-from .tensor_data import TensorData, contiguous_strides, index_to_position, to_index
+from .tensor_data import TensorData, index_to_position, to_index
 
 # %% auto #0
 __all__ = ['PLAIN', 'F16', 'BF16', 'MAP_KERNEL_OPS', 'ZIP_KERNEL_OPS', 'MAP_CODES', 'ZIP_CODES', 'CHUNK', 'PARALLEL_MIN',
@@ -575,12 +575,15 @@ def reduce_row(op, a, a_kind, pos, stride, size, like):
     if op == 0 or op == 1:
         acc = acc_zero(x0)
         if op == 0:
-            if stride == 1:
-                for start in range(pos, pos + size, SUM_BLOCK):
-                    acc += sum_contiguous(a[start:min(start + SUM_BLOCK, pos + size)], a_kind, acc_zero(x0))
-            else:
-                for j in range(size):
-                    acc += load(a, pos + j * stride, a_kind)
+            for start in range(0, size, SUM_BLOCK):     # blocks, then their sums: a two-level cascade
+                stop = min(start + SUM_BLOCK, size)
+                if stride == 1:
+                    part = sum_contiguous(a[pos + start:pos + stop], a_kind, acc_zero(x0))
+                else:
+                    part = acc_zero(x0)
+                    for j in range(start, stop):
+                        part += load(a, pos + j * stride, a_kind)
+                acc += part
             return cast_out(acc, like)
         acc += 1
         for j in range(size):

@@ -252,9 +252,11 @@ def test_parallel_paths_match_the_reference():
 
 @pytest.mark.task9_3
 def test_long_float32_sum_is_accurate():
-    "A 2^24-element float32 sum of ones: a single running sum stops at 2^24; the blocked sum is exact."
+    "A 2^24-element float32 sum of ones: a single running sum stops at 2^24; the blocked sum is exact, strided too."
     ones = TensorData.from_numpy(np.ones(2**24 + 8, np.float32))
     assert float(NB.reduce("sum", ones, 0, mdt.float32).to_numpy()[0]) == 2**24 + 8
+    strided = TensorData.from_numpy(np.ones((2**24 + 8, 2), np.float32))        # rows 2 apart in storage
+    assert NB.reduce("sum", strided, 0, mdt.float32).to_numpy().tolist() == [[2**24 + 8] * 2]
     rng = np.random.default_rng(6)
     v = rng.random(10**6).astype(np.float32)
     got = float(NB.reduce("sum", TensorData.from_numpy(v), 0, mdt.float32).to_numpy()[0])
