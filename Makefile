@@ -30,13 +30,13 @@ lab: env
 ## Everything CI runs: package matches notebooks, notebooks clean, every chapter executed (with its slow cells;
 ## the book build, which fails on any error in a cell), then pytest on every core (it checks the built book too).
 test: env check-sync
-	NUMBA_ENABLE_CUDASIM=1 $(BIN)/python book/build.py
-	NUMBA_ENABLE_CUDASIM=1 $(BIN)/python -m pytest tests --runslow $(PYTEST_PAR)
+	$(BIN)/python book/build.py
+	$(BIN)/python -m pytest tests --runslow $(PYTEST_PAR)
 
 ## The same without slow tests (quicker while working).
 test-fast: env check-sync
 	$(MAKE) nbtest NBFLAGS=
-	NUMBA_ENABLE_CUDASIM=1 $(BIN)/python -m pytest tests $(PYTEST_PAR)
+	$(BIN)/python -m pytest tests $(PYTEST_PAR)
 
 check-sync: env
 	$(BIN)/python .ci/check_sync.py
@@ -45,7 +45,7 @@ check-sync: env
 # chapter's definitions must not leak into the next (nbdev_test alone reuses worker processes).
 NBFLAGS ?= --flags slow
 nbtest: env
-	ls nbs/*.ipynb | NUMBA_ENABLE_CUDASIM=1 xargs -P 2 -n 1 $(BIN)/nbdev_test $(NBFLAGS) --path
+	ls nbs/*.ipynb | xargs -P 2 -n 1 $(BIN)/nbdev_test $(NBFLAGS) --path
 
 bench: env
 	$(BIN)/python kernels/bench_cpu.py

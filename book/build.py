@@ -177,7 +177,9 @@ html:
   use_repository_button: false
   home_page_in_navbar: true
 sphinx:
+  extra_extensions: ["sphinx-mathjax-offline"]   # MathJax ships with the book: formulas render offline
   config:
+    mathjax_path: mathjax/tex-chtml.js
     html_show_copyright: false
     suppress_warnings: ["mystnb.unknown_mime_type", "myst.header"]
 parse:

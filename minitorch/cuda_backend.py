@@ -12,8 +12,11 @@ from typing import Any, Callable, Sequence
 
 import numba
 import numpy as np
-from numba import cuda
-from numba.extending import register_jitable
+from .cuda import choose_target
+
+choose_target()  # a GPU if the driver sees one, else numba's simulator: decided before numba.cuda is imported
+from numba import cuda  # noqa: E402
+from numba.extending import register_jitable  # noqa: E402
 
 from . import dtypes as dt
 from .dtypes import dtype

@@ -54,6 +54,8 @@ def _f32_to_bits_cpu(x): return lambda x: _bitcast_f32_to_u32(np.float32(x))
 
 def _register_cuda_bitcasts() -> None:
     "Teach numba.cuda the two reinterpretations (the simulator runs the Python versions instead)."
+    from minitorch.cuda import choose_target
+    choose_target()  # numba.cuda is imported below: decide GPU or simulator first
     if _numba_config.ENABLE_CUDASIM: return
     try:
         from numba.cuda import libdevice

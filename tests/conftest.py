@@ -34,8 +34,8 @@ def pytest_configure(config):
 
 def real_gpu() -> bool:
     "True only on a machine with a CUDA GPU (the simulator does not count)."
-    from numba import config, cuda
-    return not config.ENABLE_CUDASIM and cuda.is_available()
+    import minitorch.cuda as mcuda
+    return mcuda.is_available() and not mcuda.is_simulator()
 
 
 def pytest_collection_modifyitems(config, items):

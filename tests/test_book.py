@@ -70,3 +70,12 @@ def test_toc_in_reading_order(built_book):
     positions = [html.find(f'href="{p.stem}.html"') for p in CHAPTERS if p.stem != "index"]
     assert all(p >= 0 for p in positions), "a chapter is missing from the table of contents"
     assert positions == sorted(positions), "the table of contents is not in reading order"
+
+
+def test_formulas_render_offline(built_book):
+    "MathJax is shipped with the book (no CDN): a chapter with formulas loads it from _static."
+    html = (built_book / "01_scalar.html").read_text()
+    assert "$" in json.dumps(json.loads((NBS / "01_scalar.ipynb").read_text())["cells"])  # the chapter has formulas
+    scripts = re.findall(r'<script[^>]*src="([^"]*mathjax[^"]*)"', html, flags=re.I)
+    assert scripts and all(not s.startswith(("http:", "https:", "//")) for s in scripts), scripts
+    assert all((built_book / s).exists() for s in scripts), scripts

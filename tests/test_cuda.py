@@ -1,4 +1,4 @@
-"""CUDA kernels and the cuda backend, against numpy/torch; runs under the simulator (NUMBA_ENABLE_CUDASIM=1)."""
+"""CUDA kernels and the cuda backend, against numpy/torch; on a GPU, or under the simulator where there is none."""
 import math
 import warnings
 
@@ -11,7 +11,7 @@ from hypothesis import given, settings, strategies as st
 import minitorch.cuda as mcuda
 
 if not mcuda.is_available():
-    pytest.skip("no CUDA device and the simulator is off (set NUMBA_ENABLE_CUDASIM=1)", allow_module_level=True)
+    pytest.skip("no CUDA device, and NUMBA_ENABLE_CUDASIM=0 turned the simulator off", allow_module_level=True)
 
 from minitorch import dtypes as dt  # noqa: E402
 from minitorch import cuda_backend as cb  # noqa: E402
@@ -371,8 +371,9 @@ def test_backend_primitives_and_device_mixing():
     np.testing.assert_array_equal(bk.to_host(vals).to_numpy(), np.sort(h.to_numpy().T, 1))
     assert cb.is_cuda_data(idx)
     np.testing.assert_allclose(bk.to_host(bk.zip("hypot", d, d, dt.float32)).to_numpy(), np.hypot(h.to_numpy().T, h.to_numpy().T), rtol=1e-6)
-    np.testing.assert_array_equal(bk.to_host(bk.map("acosh", bk.from_host(TensorData.from_numpy(np.array([1.0, 2.0]))), dt.float64)).to_numpy(),
-                                  np.arccosh([1.0, 2.0]))
+    # a transcendental: libm (the kernel) and numpy's SIMD arccosh may differ by an ulp (they do on AVX-512 CPUs)
+    np.testing.assert_array_max_ulp(bk.to_host(bk.map("acosh", bk.from_host(TensorData.from_numpy(np.array([1.0, 2.0]))), dt.float64)).to_numpy(),
+                                    np.arccosh([1.0, 2.0]), maxulp=2)
 
 
 def test_backend_is_registered_for_cuda():
