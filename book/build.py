@@ -5,7 +5,8 @@ Directives are read from the top of each code cell and stripped from what the re
 `#| dist` (they need hardware or processes the build machine may not have) or `#| eval: false` are shown but
 not executed. `#| slow` cells run: they draw the figures that take a while (training curves, full sweeps);
 `#| echo: false` hides the input and `#| output: false` the output. Every other cell runs, so plots appear.
-An API reference page is generated from the exported package's docstrings.
+An API reference page is generated from the exported package's docstrings, and a page (also printed) that
+measures how each chapter reads: prose words, exported lines, the longest exported cell, figures.
 
 The chapters are executed here, each in a fresh kernel and `--jobs` of them at a time (default: one per CPU
 core), and Jupyter Book renders the executed notebooks without running them again. A cell that raises fails the
@@ -78,6 +79,28 @@ def convert_notebook(src: Path, dst: Path, flags: set[str]) -> None:
         if not code.strip() and "remove-cell" not in tags:
             cell.setdefault("metadata", {}).setdefault("tags", []).append("remove-cell")
     dst.write_text(json.dumps(nb, indent=1))
+
+
+def reader_metrics(chapters: list[Path]) -> str:
+    """What a reader meets in each chapter, as a markdown table: words of prose, exported lines, the longest
+    exported cell and the figures drawn (counted in the executed copy in `_proc/`)."""
+    rows = ["# How the chapters read", "",
+            "Measured on every build: prose words (markdown cells), exported lines (`#| export` cells, blank lines "
+            "and directives not counted), the longest exported cell, and the figures the executed chapter draws.", "",
+            "| chapter | prose words | exported lines | longest exported cell | figures |", "|---|---|---|---|---|"]
+    for nb in chapters:
+        cells = json.loads(nb.read_text())["cells"]
+        words = sum(len("".join(c["source"]).split()) for c in cells if c["cell_type"] == "markdown")
+        sizes = []
+        for c in cells:
+            directives, code = split_directives("".join(c["source"])) if c["cell_type"] == "code" else ([], "")
+            if any(d and d[0] in ("export", "exporti") for d in directives):
+                sizes.append(sum(1 for line in code.splitlines() if line.strip()))
+        executed = PROC / nb.name
+        figures = sum(1 for c in json.loads(executed.read_text())["cells"] if c["cell_type"] == "code"
+                      for o in c.get("outputs", []) if "image/png" in o.get("data", {})) if executed.exists() else 0
+        rows.append(f"| {nb.stem} | {words} | {sum(sizes)} | {max(sizes, default=0)} | {figures} |")
+    return "\n".join(rows) + "\n"
 
 
 def docstring(doc: str | None) -> str:
@@ -201,13 +224,16 @@ def main() -> int:
         convert_notebook(nb, PROC / nb.name, flags)
     (PROC / "api.md").write_text(api_page())
     toc = ["format: jb-book", "root: index", "chapters:"]
-    toc += [f"- file: {nb.stem}" for nb in chapters] + ["- file: api"]
+    toc += [f"- file: {nb.stem}" for nb in chapters] + ["- file: api", "- file: metrics"]
     (PROC / "_toc.yml").write_text("\n".join(toc) + "\n")
     (PROC / "_config.yml").write_text(CONFIG)
     failed = execute_all([PROC / "index.ipynb"] + [PROC / nb.name for nb in chapters], args.jobs)
     if failed:
         print(f"book build FAILED: {len(failed)} chapter(s) raised: {', '.join(failed)}")
         return 1
+    metrics = reader_metrics(chapters)
+    (PROC / "metrics.md").write_text(metrics)
+    print(metrics)
     # Chapters read files relative to nbs/ (e.g. ../kernels/results): _proc/ sits at the same depth.
     build = OUT / "_build"
     if build.exists():

@@ -79,3 +79,11 @@ def test_formulas_render_offline(built_book):
     scripts = re.findall(r'<script[^>]*src="([^"]*mathjax[^"]*)"', html, flags=re.I)
     assert scripts and all(not s.startswith(("http:", "https:", "//")) for s in scripts), scripts
     assert all((built_book / s).exists() for s in scripts), scripts
+
+
+def test_reader_metrics_page(built_book):
+    "The build measures every chapter for the reader (prose, exported lines, longest cell, figures)."
+    html = (built_book / "metrics.html").read_text()
+    for chapter in CHAPTERS:
+        if chapter.stem != "index":
+            assert f"<td><p>{chapter.stem}</p></td>" in html or f"<td>{chapter.stem}</td>" in html, chapter.stem
