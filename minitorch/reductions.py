@@ -12,7 +12,8 @@ from typing import Any, Sequence
 from . import dtypes as dt
 from .dtypes import dtype
 from .tensor_data import TensorData, normalize_dim, broadcast_shapes
-from .backends import get_backend, make_data, is_contiguous
+import numpy as np
+from .backends import get_backend, make_data, is_contiguous, to_numpy, from_numpy
 from .tensors import Tensor, tensor, zeros, zeros_like, ones_like, patch
 from .autograd import Function
 from .ops import where, exp, log, sqrt, _NoGrad, _cj, _float_of
@@ -29,10 +30,12 @@ def _dims(dim: Any, ndim: int) -> tuple[int, ...]:
     "Normalize `dim` (None = all, int, or sequence) to sorted distinct non-negative dims."
     if dim is None: return tuple(range(ndim))
     if isinstance(dim, (list, tuple)):
-        ds = tuple(sorted({normalize_dim(d, ndim) for d in dim}))
-        if len(ds) != len(dim): raise RuntimeError(f"dim {dim} appears multiple times in the list of dims")
-        return ds if ds else tuple(range(ndim))
-    return (normalize_dim(dim, ndim),)
+        ds = [normalize_dim(d, ndim) for d in dim]
+        for i, d in enumerate(ds):
+            if d in ds[:i]: raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        return tuple(sorted(ds)) if ds and ndim else tuple(range(ndim))
+    d = normalize_dim(dim, ndim)           # a 0-d tensor accepts dim 0 and -1, and has nothing to reduce
+    return (d,) if ndim else ()
 
 def _kept_shape(shape: tuple, dims: tuple) -> tuple:
     "`shape` with the reduced dims set to 1."
@@ -133,7 +136,7 @@ class Prod(Function):
     def forward(ctx, x, dims, keepdim, out_dtype):
         ctx.save_for_backward(x)
         ctx.dims, ctx.keepdim = dims, keepdim
-        return reduce_data('prod', x, dims, keepdim, out_dtype, out_dtype if out_dtype.is_floating_point else None)
+        return reduce_data('prod', x, dims, keepdim, out_dtype, out_dtype)     # cast first, then multiply
     @staticmethod
     def backward(ctx, g):
         x, = ctx.saved_tensors
@@ -187,10 +190,23 @@ def var(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = Fa
     sq = (dev * dev.conj()).real if input.dtype.is_complex else dev * dev
     return sum(sq, dims, keepdim=keepdim) / builtins.max(n - c, 0)
 
+class _StdSqrt(Function):
+    "The square root that ends `std`; where the std is 0 its derivative is 0 (PyTorch masks it), not inf."
+    _node_name = 'StdBackward0'
+    @staticmethod
+    def forward(ctx, v):
+        r = sqrt(v)
+        ctx.save_for_backward(r)
+        return r
+    @staticmethod
+    def backward(ctx, g):
+        r, = ctx.saved_tensors
+        return where(r == 0, 0.0, g / (2 * r))
+
 def std(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
         correction: Any = None) -> Tensor:
     "Standard deviation: sqrt of `var`."
-    return sqrt(var(input, dim, unbiased, keepdim, correction=correction))
+    return _StdSqrt.apply(var(input, dim, unbiased, keepdim, correction=correction))
 
 def var_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
              correction: Any = None) -> tuple[Tensor, Tensor]:
@@ -218,8 +234,15 @@ class _ReturnType(tuple):
 def _rtype(name: str) -> type:
     return type(name, (_ReturnType,), {'_name': name})
 
+class _MinMax(_ReturnType):
+    "`aminmax`'s pair: (min, max)."
+    _name, _fields = 'aminmax', ('min', 'max')
+    min, max = property(lambda self: self[0]), property(lambda self: self[1])
+    def __repr__(self) -> str: return f"minitorch.return_types.aminmax(\nmin={self[0]!r},\nmax={self[1]!r})"
+
 class return_types:
     "Named result tuples."
+    aminmax = _MinMax
     max, min, sort, topk, kthvalue, median, mode, cummax, cummin = (_rtype(n) for n in
         ('max', 'min', 'sort', 'topk', 'kthvalue', 'median', 'mode', 'cummax', 'cummin'))
 
@@ -227,11 +250,11 @@ class AMax(Function):
     "Max over dims; ties share the gradient evenly."
     _node_name = 'AmaxBackward0'
     op = 'max'
+    name = 'amax'
     @classmethod
     def forward(cls, ctx, x, dims, keepdim):
-        if x.numel() == 0:
-            raise RuntimeError(f"{cls.op}(): Expected reduction dim to be specified for input.numel() == 0. "
-                               "Specify the reduction dim with the 'dim' argument.")
+        for d in dims:
+            if x.shape[d] == 0: raise IndexError(f"{cls.name}(): Expected reduction dim {d} to have non-zero size.")
         y = reduce_data(cls.op, x, dims, keepdim, x.dtype)
         ctx.save_for_backward(x, y)
         ctx.dims, ctx.keepdim = dims, keepdim
@@ -239,19 +262,29 @@ class AMax(Function):
     @classmethod
     def backward(cls, ctx, g):
         x, y = ctx.saved_tensors
-        yk = _grad_back(y, x.shape, ctx.dims, ctx.keepdim)
-        mask = (x == yk)
+        mask = cls._mask(x, _grad_back(y, x.shape, ctx.dims, ctx.keepdim))
         count = sum(mask, ctx.dims, keepdim=True)
-        return where(mask, _grad_back(g, x.shape, ctx.dims, ctx.keepdim) / count, 0.0), None, None
+        share = _grad_back(g, x.shape, ctx.dims, ctx.keepdim) / count
+        return cls._spread(mask, share), None, None
+    @staticmethod
+    def _mask(x, yk): return x == yk
+    @staticmethod
+    def _spread(mask, share): return share * mask    # a NaN max matches nothing: g/0 * 0 = NaN, as in PyTorch
 
 class AMin(AMax):
     _node_name = 'AminBackward0'
-    op = 'min'
+    op, name = 'min', 'amin'
 class _MaxAll(AMax):
+    "max() of everything: PyTorch shares the gradient among the elements equal to the max, or among the NaNs."
     _node_name = 'MaxBackward1'
-class _MinAll(AMax):
+    name = 'max'
+    @staticmethod
+    def _mask(x, yk): return (x == yk) | (x.isnan() & yk.isnan())
+    @staticmethod
+    def _spread(mask, share): return where(mask, share, 0.0)
+class _MinAll(_MaxAll):
     _node_name = 'MinBackward1'
-    op = 'min'
+    op, name = 'min', 'min'
 
 class MaxDim(Function):
     "(values, indices) along one dim; the gradient goes to the index."
@@ -278,12 +311,29 @@ class MinDim(MaxDim):
     _node_name = 'MinBackward0'
     op = 'min'
 
+def _no_complex(x: Tensor, kernel: str) -> None:
+    "PyTorch's CPU kernels for comparisons refuse complex (and for argmax, bool) inputs."
+    if x.dtype.is_complex: raise NotImplementedError(f"\"{kernel}\" not implemented for '{_legacy(x.dtype)}'")
+
+def _no_complex_dim(x: Tensor, name: str) -> None:
+    if x.dtype.is_complex: raise RuntimeError(f"{name}(): does not support complex input")
+
+def _all_dims(x: Tensor, name: str) -> tuple:
+    "All dims of `x`, refusing an empty tensor (a max of nothing has no value)."
+    if x.numel() == 0:
+        raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
+                           "Specify the reduction dim with the 'dim' argument.")
+    return tuple(range(x.ndim))
+
 def max(input: Tensor, dim: Any = None, keepdim: bool = False, *, out: Any = None) -> Any:
     "Largest element (0-d); with `dim`, (values, indices); with a tensor, the elementwise maximum."
     if isinstance(dim, Tensor):
         from minitorch.ops import maximum
         return maximum(input, dim)
-    if dim is None: return _MaxAll.apply(input, tuple(range(input.ndim)), False)
+    if dim is None:
+        _no_complex(input, 'max_all')
+        return _MaxAll.apply(input, _all_dims(input, 'max'), False)
+    _no_complex_dim(input, 'max')
     d = normalize_dim(dim, input.ndim)
     return return_types.max(*MaxDim.apply(input, d, keepdim))
 
@@ -292,42 +342,68 @@ def min(input: Tensor, dim: Any = None, keepdim: bool = False, *, out: Any = Non
     if isinstance(dim, Tensor):
         from minitorch.ops import minimum
         return minimum(input, dim)
-    if dim is None: return _MinAll.apply(input, tuple(range(input.ndim)), False)
+    if dim is None:
+        _no_complex(input, 'min_all')
+        return _MinAll.apply(input, _all_dims(input, 'min'), False)
+    _no_complex_dim(input, 'min')
     d = normalize_dim(dim, input.ndim)
     return return_types.min(*MinDim.apply(input, d, keepdim))
 
 def amax(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
     "Max over `dim` (all when empty); ties share the gradient."
-    return AMax.apply(input, _dims(dim if dim != () else None, input.ndim), keepdim)
+    _no_complex(input, 'max_values_cpu')
+    dims = _all_dims(input, 'amax') if dim is None or dim == () or dim == [] else _dims(dim, input.ndim)
+    return AMax.apply(input, dims, keepdim)
 
 def amin(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
     "Min over `dim` (all when empty); ties share the gradient."
-    return AMin.apply(input, _dims(dim if dim != () else None, input.ndim), keepdim)
+    _no_complex(input, 'min_values_cpu')
+    dims = _all_dims(input, 'amin') if dim is None or dim == () or dim == [] else _dims(dim, input.ndim)
+    return AMin.apply(input, dims, keepdim)
 
 def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False) -> tuple[Tensor, Tensor]:
-    "(amin, amax)."
-    return amin(input, () if dim is None else dim, keepdim), amax(input, () if dim is None else dim, keepdim)
+    "(amin, amax) as `return_types.aminmax(min=..., max=...)`."
+    _no_complex(input, 'aminmax_cpu')
+    if dim is None:
+        if input.numel() == 0:
+            raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation "
+                               "has no identity.")
+        dims = tuple(range(input.ndim))
+    else:
+        dims = _dims(dim, input.ndim)
+        if dims and input.shape[dims[0]] == 0:
+            raise IndexError(f"aminmax: Expected reduction dim {dims[0]} to have non-zero size.")
+    return return_types.aminmax(AMin.apply(input, dims, keepdim), AMax.apply(input, dims, keepdim))
+
+def _arg(op: str, input: Tensor, dim: Any, keepdim: bool) -> Tensor:
+    "argmax/argmin: over the flattened tensor when `dim` is None."
+    if input.dtype.is_complex: raise RuntimeError(f"{op}(): does not support complex input")
+    if input.dtype is dt.bool: raise RuntimeError(f"{op}(): does not support bool input")
+    if dim is None:
+        if input.numel() == 0:
+            raise IndexError(f"{op}(): Expected reduction dim to be specified for input.numel() == 0.")
+        r = reduce_data(op, input.reshape(-1), (0,), False, dt.int64)
+        return r.reshape((1,) * input.ndim) if keepdim else r
+    dims = _dims(dim, input.ndim)
+    if not dims: return zeros((), dtype=dt.int64, device=input.device)       # 0-d: index 0
+    return reduce_data(op, input, dims, keepdim, dt.int64)
 
 def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
     "Index of the largest element (of the flattened tensor when `dim` is None)."
-    if dim is None:
-        r = reduce_data('argmax', input.reshape(-1), (0,), False, dt.int64)
-        return r.reshape((1,) * input.ndim) if keepdim else r
-    return reduce_data('argmax', input, _dims(dim, input.ndim), keepdim, dt.int64)
+    return _arg('argmax', input, dim, keepdim)
 
 def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
     "Index of the smallest element (of the flattened tensor when `dim` is None)."
-    if dim is None:
-        r = reduce_data('argmin', input.reshape(-1), (0,), False, dt.int64)
-        return r.reshape((1,) * input.ndim) if keepdim else r
-    return reduce_data('argmin', input, _dims(dim, input.ndim), keepdim, dt.int64)
+    return _arg('argmin', input, dim, keepdim)
 
 def any(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
-    "Whether any element is true (over `dim` if given)."
+    "Whether any element is true (over `dim` if given; `dim=()` reduces nothing, as in PyTorch)."
+    if isinstance(dim, (tuple, list)) and not dim: return input != 0
     return reduce_data('any', input, _dims(dim, input.ndim), keepdim, dt.bool, dt.bool)
 
 def all(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
-    "Whether all elements are true (over `dim` if given)."
+    "Whether all elements are true (over `dim` if given; `dim=()` reduces nothing, as in PyTorch)."
+    if isinstance(dim, (tuple, list)) and not dim: return input != 0
     return reduce_data('all', input, _dims(dim, input.ndim), keepdim, dt.bool, dt.bool)
 
 def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
@@ -335,26 +411,36 @@ def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
     return sum(input != 0, dim)
 
 # %% ../nbs/08b_reductions.ipynb #c3f29864
-def _stable_max(x: Tensor, dim: Any) -> Tensor:
-    "The max over `dim` (kept), with infinities replaced by 0 so that x - m stays finite."
+def _stable_max(x: Tensor, dims: tuple) -> Tensor:
+    "The max over `dims` (kept; of the real part if complex), with infinities replaced by 0 so x - m stays finite."
     with _NoGrad():
-        m = amax(x.detach(), dim, keepdim=True)
+        xr = x.detach().real if x.dtype.is_complex else x.detach()
+        if builtins.any(xr.shape[d] == 0 for d in dims):       # nothing to shift: the sum will be 0
+            return zeros(_kept_shape(xr.shape, dims), dtype=xr.dtype, device=xr.device)
+        m = amax(xr, dims, keepdim=True)
         return where(m.isinf(), 0.0, m)
 
 def logsumexp(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
-    "log(sum(exp(input))) over `dim`, computed stably."
-    x = input if input.dtype.is_floating_point else input.to(dt.get_default_dtype())
+    "log(sum(exp(input))) over `dim`, computed stably (complex in, complex out)."
+    x = input if input.dtype.is_floating_point or input.dtype.is_complex else input.to(dt.get_default_dtype())
+    if isinstance(dim, (tuple, list)) and not dim and x.ndim and not keepdim:   # PyTorch's own refusal
+        raise RuntimeError(f"output with shape [] doesn't match the broadcast shape [{', '.join(['1'] * x.ndim)}]")
     dims = _dims(dim, x.ndim)
     m = _stable_max(x, dims)
     r = log(sum(exp(x - m), dims, keepdim=True)) + m
     return r if keepdim else r.squeeze(dims) if dims else r
+
+def _shift(x: Tensor, dim: int) -> Tensor:
+    "softmax's shift: the max along `dim`, infinities kept (PyTorch: softmax([inf, 1]) is [nan, nan])."
+    if x.ndim and x.shape[dim] == 0: return zeros((), dtype=x.dtype, device=x.device)
+    with _NoGrad(): return amax(x.detach(), dim, keepdim=True)
 
 class Softmax(Function):
     "softmax along `dim`."
     _node_name = 'SoftmaxBackward0'
     @staticmethod
     def forward(ctx, x, dim):
-        e = exp(x - _stable_max(x, dim))
+        e = exp(x - _shift(x, dim))
         y = e / sum(e, dim, keepdim=True)
         ctx.save_for_backward(y)
         ctx.dim = dim
@@ -371,7 +457,7 @@ class LogSoftmax(Function):
     _node_name = 'LogSoftmaxBackward0'
     @staticmethod
     def forward(ctx, x, dim):
-        z = x - _stable_max(x, dim)
+        z = x - _shift(x, dim)
         y = z - log(sum(exp(z), dim, keepdim=True))
         ctx.save_for_backward(y)
         ctx.dim = dim
@@ -381,21 +467,27 @@ class LogSoftmax(Function):
         y, = ctx.saved_tensors
         return g - exp(y) * sum(g, ctx.dim, keepdim=True), None
 
-def _softmax_input(input: Tensor, dim: Any, dtype: dtype | None) -> tuple[Tensor, int]:
+_HALF = (dt.float16, dt.bfloat16)
+
+def _softmax_input(input: Tensor, dim: Any, dtype: dtype | None, name: str) -> tuple[Tensor, int]:
     if dim is None: dim = 0 if input.ndim in (0, 1, 3) else 1
     x = input.to(dtype) if dtype is not None else input
-    if not (x.dtype.is_floating_point or x.dtype.is_complex):
-        raise RuntimeError(f"\"softmax_lastdim_kernel_impl\" not implemented for '{_legacy(x.dtype)}'")
-    return x, normalize_dim(dim, x.ndim)
+    d = normalize_dim(dim, x.ndim)
+    if not x.dtype.is_floating_point:      # PyTorch's CPU kernels: floats only (no complex either)
+        kernel = f"{name}_lastdim_kernel_impl" if d == builtins.max(x.ndim - 1, 0) else f"{name}_kernel_impl"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_legacy(x.dtype)}'")
+    return x, d
 
 def softmax(input: Tensor, dim: int | None = None, dtype: dtype | None = None, *, _stacklevel: int = 3) -> Tensor:
-    "exp(x) / sum(exp(x)) along `dim`, computed stably."
-    x, d = _softmax_input(input, dim, dtype)
+    "exp(x) / sum(exp(x)) along `dim`, computed stably (16-bit floats in float32, rounded once, like PyTorch)."
+    x, d = _softmax_input(input, dim, dtype, 'softmax')
+    if x.dtype in _HALF: return Softmax.apply(x.float(), d).to(x.dtype)
     return Softmax.apply(x, d)
 
 def log_softmax(input: Tensor, dim: int | None = None, dtype: dtype | None = None, *, _stacklevel: int = 3) -> Tensor:
-    "x - logsumexp(x) along `dim`, computed stably."
-    x, d = _softmax_input(input, dim, dtype)
+    "x - logsumexp(x) along `dim`, computed stably (16-bit floats in float32, rounded once)."
+    x, d = _softmax_input(input, dim, dtype, 'log_softmax')
+    if x.dtype in _HALF: return LogSoftmax.apply(x.float(), d).to(x.dtype)
     return LogSoftmax.apply(x, d)
 
 # %% ../nbs/08b_reductions.ipynb #1b6ba27e
@@ -406,16 +498,22 @@ class Cumsum(Function):
     def forward(ctx, x, dim, out_dtype):
         ctx.dim = dim
         bk = get_backend(x._device.type)
-        if x.ndim == 0: return x.to(out_dtype).clone()
+        x = x.to(out_dtype)                  # `dtype=`: cast the input first, then add up (PyTorch's order)
+        if x.ndim == 0: return x.clone()
         return Tensor._make(bk.cumulative('cumsum', x._data, dim, out_dtype), out_dtype, x._device)
     @staticmethod
     def backward(ctx, g):
         if g.ndim == 0: return g, None, None
         return g.flip(ctx.dim).cumsum(ctx.dim).flip(ctx.dim), None, None
 
+def _scan_dtype(input: Tensor, dtype: Any, name: str) -> dtype:
+    od = dtype or _sum_dtype(input.dtype)
+    if od is dt.bool: raise NotImplementedError(f"\"{name}_out_cpu\" not implemented for 'Bool'")
+    return od
+
 def cumsum(input: Tensor, dim: int, *, dtype: dtype | None = None, out: Any = None) -> Tensor:
     "Running sum along `dim` (bool/int inputs give int64)."
-    return Cumsum.apply(input, normalize_dim(dim, input.ndim), dtype or _sum_dtype(input.dtype))
+    return Cumsum.apply(input, normalize_dim(dim, input.ndim), _scan_dtype(input, dtype, 'cumsum'))
 
 class Cumprod(Function):
     "Inclusive running product (gradient via sums of running products; first order)."
@@ -424,37 +522,34 @@ class Cumprod(Function):
     def forward(ctx, x, dim, out_dtype):
         ctx.dim = dim
         bk = get_backend(x._device.type)
-        if x.ndim == 0: return x.to(out_dtype).clone()
+        x = x.to(out_dtype)                  # cast first, then multiply
+        if x.ndim == 0: return x.clone()
         y = Tensor._make(bk.cumulative('cumprod', x._data, dim, out_dtype), out_dtype, x._device)
         ctx.save_for_backward(x, y)
         return y
     @staticmethod
     def backward(ctx, g):
-        x, y = ctx.saved_tensors
         if g.ndim == 0: return g, None, None
-        d = ctx.dim
-        # dy_j/dx_i = y_j / x_i for j >= i (x_i != 0); exact when no zeros
-        r = (g * y).flip(d).cumsum(d).flip(d)
-        return where(x == 0, _cumprod_grad_slow(x, g, d), r / where(x == 0, 1.0, x)), None, None
+        x, y = ctx.saved_tensors
+        return _cumprod_grad(x, y, g, ctx.dim), None, None
 
-def _cumprod_grad_slow(x: Tensor, g: Tensor, d: int) -> Tensor:
-    "Exact gradient of cumprod (handles zeros), O(n^2) along `d`."
-    n = x.shape[d]
-    outs = []
-    for i in range(n):
-        acc = zeros_like(x.select(d, 0))
-        for j in range(i, n):
-            parts = [x.select(d, k) for k in range(j + 1) if k != i]
-            p = ones_like(acc)
-            for q in parts: p = p * q
-            acc = acc + g.select(d, j) * p
-        outs.append(acc)
-    from minitorch.views import stack
-    return stack(outs, d)
+def _rcumsum(t: Tensor, d: int) -> Tensor: return t.flip(d).cumsum(d).flip(d)
+
+def _cumprod_grad(x: Tensor, y: Tensor, g: Tensor, d: int) -> Tensor:
+    "PyTorch's cumprod gradient, exact with zeros: dy_j/dx_i = y_j / x_i before the first zero z of a row; at z "\
+    "it is the running product with x_z set to 1; after z it is 0 (conjugated for complex)."
+    zero = x == 0
+    seen = zero.to(dt.int64).cumsum(d)                  # zeros met so far along the row
+    before, first = seen == 0, zero & (seen == 1)
+    gx = where(before, _rcumsum(g * _cj(where(before, y, 0.0)), d) / _cj(where(before, x, 1.0)), 0.0)
+    if not bool(first.any()): return gx
+    y1 = cumprod(where(first, 1.0, x), d)               # the product skipping the first zero
+    at = _rcumsum(g * _cj(where(seen >= 1, y1, 0.0)), d)
+    return gx + where(first, at, 0.0)
 
 def cumprod(input: Tensor, dim: int, *, dtype: dtype | None = None, out: Any = None) -> Tensor:
     "Running product along `dim`."
-    return Cumprod.apply(input, normalize_dim(dim, input.ndim), dtype or _sum_dtype(input.dtype))
+    return Cumprod.apply(input, normalize_dim(dim, input.ndim), _scan_dtype(input, dtype, 'cumprod'))
 
 # %% ../nbs/08b_reductions.ipynb #3cf976a1
 _MM_NAMES = {dt.float32: 'float', dt.float64: 'double', dt.float16: 'c10::Half', dt.bfloat16: 'c10::BFloat16',
@@ -466,6 +561,25 @@ def _check_same_dtype(a: Tensor, b: Tensor) -> None:
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
                            f"{_MM_NAMES.get(a.dtype, a.dtype.name)} != {_MM_NAMES.get(b.dtype, b.dtype.name)}")
 
+def _no_bool(a: Tensor, kernel: str) -> None:
+    "PyTorch has no bool matrix products."
+    if a.dtype is dt.bool: raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
+
+def _mm_data(a: TensorData, b: TensorData, d: dtype, device: Any) -> TensorData:
+    "(B,n,k) @ (B,k,m) on the backend. A complex product with inf/NaN in it is redone as PyTorch's plain sum of "\
+    "products (four real products), since a complex BLAS may turn inf into NaN differently."
+    bk = get_backend(device.type)
+    r = bk.matmul(a, b, d)
+    if d.is_complex and d is not dt.complex32 and device.type == 'cpu':
+        z = to_numpy(r)
+        if not np.isfinite(z).all():
+            x, y = to_numpy(a), to_numpy(b)
+            out = np.empty(z.shape, z.dtype)
+            out.real = np.matmul(x.real, y.real) - np.matmul(x.imag, y.imag)
+            out.imag = np.matmul(x.real, y.imag) + np.matmul(x.imag, y.real)
+            r = from_numpy(out, d)
+    return r
+
 def _mH(x: Tensor) -> Tensor:
     "Conjugate transpose of the last two dims."
     return _cj(x.mT)
@@ -476,8 +590,7 @@ class BMM(Function):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
-        bk = get_backend(a._device.type)
-        return Tensor._make(bk.matmul(a._data, b._data, a.dtype), a.dtype, a._device)
+        return Tensor._make(_mm_data(a._data, b._data, a.dtype, a._device), a.dtype, a._device)
     @staticmethod
     def backward(ctx, g):
         # BEGIN SOLUTION 8.2
@@ -493,9 +606,8 @@ class MM(Function):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
-        bk = get_backend(a._device.type)
         ad, bd = a._data, b._data
-        r = bk.matmul(_as3(ad), _as3(bd), a.dtype)
+        r = _mm_data(_as3(ad), _as3(bd), a.dtype, a._device)
         n, m = ad.shape[0], bd.shape[1]
         return Tensor._make(make_data(r.storage, (n, m)), a.dtype, a._device)
     @staticmethod
@@ -517,8 +629,7 @@ class Dot(Function):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
-        bk = get_backend(a._device.type)
-        r = bk.matmul(_as3(a._data.reshape(1, -1)), _as3(b._data.reshape(-1, 1)), a.dtype)
+        r = _mm_data(_as3(a._data.reshape(1, -1)), _as3(b._data.reshape(-1, 1)), a.dtype, a._device)
         return Tensor._make(make_data(r.storage, ()), a.dtype, a._device)
     @staticmethod
     def backward(ctx, g):
@@ -534,14 +645,14 @@ def mm(input: Tensor, mat2: Tensor, *, out: Any = None) -> Tensor:
     "Matrix product of two 2-D tensors."
     if input.ndim != 2: raise RuntimeError(f"self must be a matrix")
     if mat2.ndim != 2: raise RuntimeError(f"mat2 must be a matrix")
-    _check_same_dtype(input, mat2); _mm_check(input, mat2)
+    _check_same_dtype(input, mat2); _mm_check(input, mat2); _no_bool(input, 'addmm_impl_cpu_')
     return MM.apply(input, mat2)
 
 def bmm(input: Tensor, mat2: Tensor, *, out: Any = None) -> Tensor:
     "Batched matrix product of two 3-D tensors."
     if input.ndim != 3: raise RuntimeError(f"batch1 must be a 3D tensor")
     if mat2.ndim != 3: raise RuntimeError(f"batch2 must be a 3D tensor")
-    _check_same_dtype(input, mat2)
+    _check_same_dtype(input, mat2); _no_bool(input, 'bmm')
     if input.shape[0] != mat2.shape[0] or input.shape[2] != mat2.shape[1]:
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{input.shape[0]}, "
                            f"{input.shape[2]}] but got: [{mat2.shape[0]}, {mat2.shape[1]}].")
@@ -558,6 +669,7 @@ def dot(input: Tensor, tensor: Tensor, *, out: Any = None) -> Tensor:
     if input.dtype is not tensor.dtype:
         raise RuntimeError(f"dot : expected both vectors to have same dtype, but found {_legacy(input.dtype)} and "
                            f"{_legacy(tensor.dtype)}")
+    _no_bool(input, 'dot')
     return Dot.apply(input, tensor)
 
 vdot = lambda input, other: dot(_cj(input), other)
@@ -583,16 +695,21 @@ def matmul(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
     _check_same_dtype(a, b)
     if a.ndim == 1 and b.ndim == 1: return dot(a, b)
     if a.ndim == 2 and b.ndim == 2:
-        _mm_check(a, b)
+        _mm_check(a, b); _no_bool(a, 'addmm_impl_cpu_')
         return MM.apply(a, b)
     if a.ndim == 2 and b.ndim == 1:
         if a.shape[1] != b.shape[0]:
             raise RuntimeError(f"size mismatch, got input ({a.shape[0]}), mat ({a.shape[0]}x{a.shape[1]}), "
                                f"vec ({b.shape[0]})")
+        _no_bool(a, 'addmv_impl_cpu')
         return MM.apply(a, b.unsqueeze(1)).squeeze(1)
     if a.ndim == 1 and b.ndim == 2:
-        _mm_check(a.unsqueeze(0), b)
+        _mm_check(a.unsqueeze(0), b); _no_bool(a, 'addmm_impl_cpu_')
         return MM.apply(a.unsqueeze(0), b).squeeze(0)
+    if b.ndim <= 2:      # (..., n, k) @ (k, m): fold the batch into rows, one mm (the weight's gradient is one mm too)
+        r = matmul(a.reshape(-1, a.shape[-1]), b)
+        return r.reshape(*a.shape[:-1], *r.shape[1:])
+    _no_bool(a, 'bmm')
     sa = a.unsqueeze(0) if a.ndim == 1 else a
     sb = b.unsqueeze(-1) if b.ndim == 1 else b
     _mm_check(sa, sb)
@@ -720,6 +837,14 @@ class _NormSqrt(Function):
         r, = ctx.saved_tensors
         return where(r == 0, 0.0, t / (2 * r))
 
+class _NormZero(Function):
+    "The 0-\"norm\" (count of non-zeros): part of the graph like PyTorch's, with no gradient to give back."
+    _node_name = 'LinalgVectorNormBackward0'
+    @staticmethod
+    def forward(ctx, a, dim, keepdim): return sum((a != 0).to(a.dtype), dim, keepdim)
+    @staticmethod
+    def backward(ctx, g): return None, None, None
+
 def norm(input: Tensor, p: Any = 'fro', dim: Any = None, keepdim: bool = False, dtype: dtype | None = None) -> Tensor:
     "The p-norm over `dim` (all elements by default): 'fro'/2, 1, inf, -inf, 0 or any positive number."
     x = input.to(dtype) if dtype is not None else input
@@ -729,7 +854,7 @@ def norm(input: Tensor, p: Any = 'fro', dim: Any = None, keepdim: bool = False, 
     if p in ('fro', 2, 2.0): return _NormSqrt.apply(sum(a * a, dim, keepdim))
     if p == math.inf: return amax(a, () if dim is None else dim, keepdim)
     if p == -math.inf: return amin(a, () if dim is None else dim, keepdim)
-    if p == 0: return sum((a != 0).to(a.dtype), dim, keepdim)
+    if p == 0: return _NormZero.apply(a, dim, keepdim)
     if p == 1: return sum(a, dim, keepdim)
     return sum(a ** p, dim, keepdim) ** (1.0 / p)
 
