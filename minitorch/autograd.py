@@ -224,6 +224,7 @@ def _grad_acc(t: Tensor) -> AccumulateGrad:
     return acc
 
 # %% ../nbs/07_autograd.ipynb #bd7483e2
+_IN_FORWARD = 0   # grad mode inside `forward`: off (falsy) but not `False`, which means the user's no_grad
 _apply_hook: Callable | None = None   # hook(cls, args, kwargs) that sees every `Function.apply` (forward AD, ch. 19)
 
 class Function:
@@ -257,13 +258,16 @@ class Function:
         ctx = cls._node_cls()
         enabled = _State.grad_enabled
         ctx.needs_input_grad = needs = tuple([enabled and isinstance(a, Tensor) and a._requires_grad for a in args])
-        _State.grad_enabled = False
+        _State.grad_enabled = _IN_FORWARD
         try: out = cls.forward(ctx, *args, **kwargs)
         finally: _State.grad_enabled = enabled
         if True not in needs:   # nothing to record
             if _State.inference:
                 for o in (out if isinstance(out, tuple) else (out,)):
                     if isinstance(o, Tensor): o._inference = True
+            elif enabled is False:   # a view made in no_grad mode: PyTorch refuses recorded in-place ops on it
+                for o in (out if isinstance(out, tuple) else (out,)):
+                    if isinstance(o, Tensor) and o._base is not None: o._cmeta = ('nograd', None, 0)
             return out
         nexts, meta = [], []
         for a in args:

@@ -6,6 +6,7 @@
 from __future__ import annotations
 import builtins
 import math
+import weakref
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -15,7 +16,7 @@ from .dtypes import dtype
 from .tensor_data import TensorData, normalize_dim, broadcast_shapes
 from .backends import get_backend, make_data, is_contiguous, _contiguous_strides
 from .tensors import Tensor, tensor, zeros, zeros_like, patch, _sizes, _default_for_kind
-from .autograd import Function, _State, _type_name
+from .autograd import Function, _State, _type_name, _grad_acc, _short_name
 from .ops import (where, sum_to_shape, _result_type, _data_as, _expand_data, _device_of, _scalar_arg,
                            binary_forward, _NoGrad)
 from .reductions import _legacy
@@ -28,15 +29,27 @@ __all__ = ['swapaxes', 'swapdims', 'moveaxis', 'concat', 'concatenate', 'View', 
            'flip', 'fliplr', 'flipud', 'roll', 'tile', 'repeat_interleave', 'tril', 'triu', 'diag', 'diagonal_copy',
            'diag_embed', 'trace', 'Gather', 'gather', 'Scatter', 'scatter', 'scatter_add', 'index_select',
            'masked_fill', 'masked_select', 'nonzero', 'argwhere', 'sort', 'argsort', 'topk', 'unique', 'bincount',
-           'msort', 'Index', 'IndexPutAcc', 'inplace', 'IndexPut', 'index_put']
+           'msort', 'Index', 'IndexPutAcc', 'inplace', 'IndexPut', 'index_put', 'AsStrided', 'as_strided']
 
 # %% ../nbs/08c_views.ipynb #9c753d59
 def _view_out(x: Tensor, data: TensorData) -> Tensor:
-    "A tensor viewing `data` (part of `x`'s storage), sharing `x`'s version counter."
+    "A tensor viewing `data` (part of `x`'s storage), sharing `x`'s version counter; its base keeps track of it."
     t = Tensor._make(data, x.dtype, x._device)
     t._vbox = x._vbox
-    t._base = x if x._base is None else x._base
+    base = t._base = x if x._base is None else x._base
+    if not (base._requires_grad and base.grad_fn is None): _track_view(base, t)   # a grad leaf's views never rebase
+    if x._base is not None:
+        cm = x.__dict__.get('_cmeta')
+        if cm is not None: t._cmeta = (cm[0], None, 0)   # a view of a no_grad / multi-output view inherits the rule
     return t
+
+def _track_view(base: Tensor, v: Tensor) -> None:
+    "Remember `v` (weakly) as a view of `base`, for when an in-place op rewrites the base's history."
+    refs = base.__dict__.get('_views')
+    if refs is None: refs = base.__dict__['_views'] = []
+    refs.append(weakref.ref(v))
+    n = len(refs)
+    if n >= 64 and not n & (n - 1): refs[:] = [r for r in refs if r() is not None]   # drop dead ones now and then
 
 def _shape_args(shape: tuple) -> tuple:
     "Accept `f(2, 3)` or `f((2, 3))`."
@@ -350,7 +363,14 @@ def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Te
     for s in sizes:
         out.append(narrow(tensor, d, start, s))
         start += s
-    return tuple(out)
+    return _multi_output(out, 'Split' if isinstance(split_size_or_sections, builtins.int) else 'SplitWithSizes')
+
+def _multi_output(views: Sequence[Tensor], name: str) -> tuple[Tensor, ...]:
+    "Mark views returned together (split, chunk, unbind): PyTorch forbids recorded in-place ops on them."
+    if _State.grad_enabled:
+        for i, v in enumerate(views):
+            if v.__dict__.get('_cmeta') is None: v._cmeta = ('multi', name, i)
+    return tuple(views)
 
 def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
     "`chunks` (or fewer) nearly equal pieces along `dim`."
@@ -375,7 +395,7 @@ def tensor_split(input: Tensor, indices_or_sections: Any, dim: int = 0) -> tuple
 def unbind(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
     "All slices along `dim`."
     d = normalize_dim(dim, input.ndim)
-    return tuple(select(input, d, i) for i in range(input.shape[d]))
+    return _multi_output([select(input, d, i) for i in range(input.shape[d])], 'Unbind')
 
 # %% ../nbs/08c_views.ipynb #f61ac9e5
 class Cat(Function):
@@ -819,16 +839,53 @@ def __getitem__(self: Tensor, key: Any) -> Tensor:
     return Index.apply(self, _np_key(k, self))
 
 # %% ../nbs/08c_views.ipynb #2716f0bd
-def _check_inplace(self: Tensor) -> bool:
-    "Enforce the leaf rule; return whether autograd must record this in-place op."
+_OVERLAP = ("unsupported operation: more than one element of the written-to tensor refers to a single memory "
+            "location. Please clone() the tensor before performing the operation.")
+_MULTI = (" This view is the output of a function that returns multiple views. Such functions do not allow the output "
+          "views to be modified inplace. You should replace the inplace operation by an out-of-place one.")
+_NOGRAD = (" Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving "
+           "both the view and the inplace either both inside the no_grad block (if you don't want the inplace to be "
+           "tracked) or both outside (if you want the inplace to be tracked).")
+
+def _overlaps(d: TensorData) -> bool:
+    "Whether several elements of `d` are one memory location (a stride-0 dim of size > 1: an expanded view)."
+    return 0 in d.strides and builtins.any(s == 0 and n > 1 for n, s in zip(d.shape, d.strides))
+
+def _check_overlap(self: Tensor) -> None:
+    "Refuse to write into an expanded view."
+    if _overlaps(self._data): raise RuntimeError(_OVERLAP)
+
+def _view_rule(self: Tensor) -> None:
+    "PyTorch's refusals for recorded in-place ops on views made in no_grad mode or by split/chunk/unbind."
+    cm = self.__dict__.get('_cmeta')
+    if cm is None: return
+    kind, name, nr = cm
+    fn = self.grad_fn
+    if name is None and fn is not None: name, nr = _short_name(fn), self._output_nr
+    if kind == 'nograd' or fn is None:
+        pre = (f"Output {nr} of {name} is a view of a view which was created in" if fn is not None and kind == 'nograd'
+               else "A view was created in")
+        msg = pre + " no_grad mode and is being modified inplace with grad mode enabled."
+    else:
+        msg = f"Output {nr} of {name} is a view and is being modified inplace."
+    raise RuntimeError(msg + (_MULTI if kind == 'multi' else _NOGRAD))
+
+def _check_inplace(self: Tensor, *args: Any) -> bool:
+    "Enforce PyTorch's rules for in-place ops; return whether autograd must record this one."
     if self._inference and not _State.inference:
         raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not allowed.You can make a "
                            "clone to get a normal tensor before doing inplace update.See "
                            "https://github.com/pytorch/rfcs/pull/17 for more details.")
     if not _State.grad_enabled: return False
-    if self._requires_grad and self.grad_fn is None:
-        if self._base is not None:
+    base = self._base
+    own = self._requires_grad or (base is not None and base._requires_grad)   # a view requires grad with its base
+    if not (own or builtins.any(isinstance(a, Tensor) and a._requires_grad for a in args)):
+        return False
+    if base is not None:
+        _view_rule(self)
+        if self._requires_grad and base._requires_grad and base.grad_fn is None:
             raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
+    if self._requires_grad and self.grad_fn is None:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
     return True
 
@@ -851,24 +908,29 @@ def _commit(self: Tensor, new: Tensor) -> Tensor:
         new = new.expand(*self.shape)
     bk = get_backend(self._device.type)
     src = new._data if new.dtype is self.dtype else bk.copy(new._data, self.dtype)
-    bk.assign(self._data, src)
+    if self._device.type == 'cpu' and _overlaps(self._data):   # masked_fill_ / index_put_ on an expanded view:
+        from minitorch.backends import to_numpy                 # write only what changed, so the write lands
+        d, s = to_numpy(self._data), to_numpy(src)
+        m = d != s
+        d[m] = s[m]
+    else: bk.assign(self._data, src)
     self._vbox[0] += 1
     if new._requires_grad and _State.grad_enabled:
         if new.dtype is not self.dtype: new = new.to(self.dtype)
-        self.grad_fn, self._output_nr, self._requires_grad = new.grad_fn, new._output_nr, True
+        _rebase(self, new)
     return self
 
 def inplace(self: Tensor, fn: Callable, *args: Any, **kwargs: Any) -> Tensor:
     "Run the out-of-place op `fn(self, *args)` and store its result in `self` (the in-place version)."
-    record = _check_inplace(self)
-    if record and (self._requires_grad or builtins.any(isinstance(a, Tensor) and a._requires_grad for a in args)):
+    if _check_inplace(self, *args):
         new = fn(_snapshot(self), *args, **kwargs)
     else:
         with _NoGrad(): new = fn(self, *args, **kwargs)
     return _commit(self, new)
 
-def _make_inplace(name: str, fn: Callable) -> Callable:
+def _make_inplace(name: str, fn: Callable, overlap_ok: bool = False) -> Callable:
     def f(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        if not overlap_ok: _check_overlap(self)
         return inplace(self, fn, *args, **kwargs)
     f.__name__ = name
     f.__doc__ = f"In-place version of `{fn.__name__}`."
@@ -883,20 +945,20 @@ def _copy_fn(x: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
 @patch
 def copy_(self: Tensor, src: Tensor, non_blocking: bool = False) -> Tensor:
     "Copy `src` (broadcast, cast) into this tensor."
-    record = _check_inplace(self)
-    if record and src._requires_grad:
-        new = _CopyFrom.apply(_snapshot(self), src)
+    _check_overlap(self)
+    return _copy_into(self, src, _CopyFrom)
+
+def _copy_into(self: Tensor, src: Tensor, node: type) -> Tensor:
+    "Write `src` into `self`; when recorded, the old value gets no gradient and `src` all of it (`node`)."
+    if _check_inplace(self, src):
+        new = node.apply(_snapshot(self), src)
     else:
         with _NoGrad(): new = src.to(dtype=self.dtype, device=self._device)
-    if not new._requires_grad and record and self._requires_grad:
-        # the old history is overwritten entirely
-        self.grad_fn, self._requires_grad = None, False
     bk = get_backend(self._device.type)
     d = new._data if tuple(new.shape) == tuple(self.shape) else new._data.expand(*self.shape)
     bk.assign(self._data, d if new.dtype is self.dtype else bk.copy(d, self.dtype))
     self._vbox[0] += 1
-    if new._requires_grad and _State.grad_enabled:
-        self.grad_fn, self._output_nr, self._requires_grad = new.grad_fn, new._output_nr, True
+    if new._requires_grad and _State.grad_enabled: _rebase(self, new)
     return self
 
 class _CopyFrom(Function):
@@ -911,6 +973,12 @@ class _CopyFrom(Function):
     def backward(ctx, g):
         return zeros_like(g), g
 
+class _Fill(_CopyFrom):
+    _node_name = 'FillBackward2'
+
+class _FillT(_CopyFrom):
+    _node_name = 'FillBackward3'
+
 def _fill_fn(x: Tensor, value: Any) -> Tensor:
     if isinstance(value, Tensor):
         if value.ndim: raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
@@ -920,8 +988,9 @@ def _fill_fn(x: Tensor, value: Any) -> Tensor:
 
 @patch
 def fill_(self: Tensor, value: Any) -> Tensor:
-    "Set every element to `value`."
-    return copy_(self, _fill_fn(self, value))
+    "Set every element to `value` (an expanded view is fine: every element gets the same value)."
+    v = _fill_fn(self, value)
+    return _copy_into(self, v, _FillT if v._requires_grad else _Fill)
 
 @patch
 def zero_(self: Tensor) -> Tensor:
@@ -1008,6 +1077,7 @@ def __setitem__(self: Tensor, key: Any, value: Any) -> None:
               and not i.dtype.is_floating_point else i for i in k)
     npk = _np_key(k, self)
     _check_bounds(npk, tuple(self.shape))
+    if _is_basic(k) and _overlaps(self._data) and _overlaps(self._data.getitem(k)): raise RuntimeError(_OVERLAP)
     if isinstance(value, np.ndarray): value = tensor(value)
     value = _scalar_arg(value)
     if isinstance(value, Tensor) and not dt.can_cast(value.dtype, self.dtype) and False:
@@ -1017,6 +1087,122 @@ def __setitem__(self: Tensor, key: Any, value: Any) -> None:
 def index_put(input: Tensor, indices: Sequence[Tensor], values: Tensor, accumulate: bool = False) -> Tensor:
     "A copy of `input` with `values` put (or added, with repeats accumulating) at `indices`."
     return IndexPut.apply(input, _np_key(tuple(indices), input), values, accumulate)
+
+# %% ../nbs/08c_views.ipynb #a1c0e002
+def _geom(t: Tensor) -> tuple:
+    "(shape, strides, offset) of `t` in its storage."
+    d = t._data
+    return d.shape, d.strides, d.offset
+
+def _positions(shape: tuple, strides: tuple, offset: int) -> np.ndarray:
+    "The storage position of every element of a layout, in row-major order."
+    p = np.array(offset, dtype=np.int64)
+    for n, s in zip(shape, strides): p = p[..., None] + np.arange(n, dtype=np.int64) * s
+    return p.reshape(-1)
+
+def _flat_map(src: tuple, dst: tuple) -> np.ndarray:
+    "For each element of layout `dst`, the row-major index of the element of layout `src` at its storage position (-1: none)."
+    ps, pd = _positions(*src), _positions(*dst)
+    if not pd.size or not ps.size: return np.full(pd.size, -1, np.int64)
+    lo = builtins.min(ps.min(), pd.min())
+    inv = np.full(builtins.max(ps.max(), pd.max()) - lo + 1, -1, np.int64)
+    inv[ps - lo] = np.arange(ps.size)
+    return inv[pd - lo]
+
+def _scatter_flat(g: Tensor, j: np.ndarray, shape: tuple) -> Tensor:
+    "zeros(shape) with element k of `g` added at row-major index j[k] (skipped where j[k] < 0); differentiable."
+    gf, ok = g.reshape(-1), j >= 0
+    if not ok.all():
+        k = np.nonzero(ok)[0]
+        gf, j = Index.apply(gf, (k,)), j[k]
+    if not j.size: return zeros(shape, dtype=g.dtype, device=g._device)
+    return IndexPutAcc.apply(gf, (math.prod(shape),), (j,)).reshape(shape)
+
+def _gather_flat(g: Tensor, j: np.ndarray, shape: tuple) -> Tensor:
+    "out[k] = g's element at row-major index j[k] (0 where j[k] < 0), with `shape`; differentiable."
+    ok = j >= 0
+    if not ok.any(): return zeros(shape, dtype=g.dtype, device=g._device)
+    if ok.all(): return Index.apply(g.reshape(-1), (j,)).reshape(shape)
+    k = np.nonzero(ok)[0]
+    return IndexPutAcc.apply(Index.apply(g.reshape(-1), (j[k],)), (j.size,), (k,)).reshape(shape)
+
+class AsStrided(Function):
+    "A view with any sizes, strides and storage offset; the gradient is added back where each element was read."
+    _node_name = 'AsStridedBackward0'
+    @staticmethod
+    def forward(ctx, x, size, stride, offset):
+        ctx.src, ctx.dst = _geom(x), (size, stride, offset)
+        td = object.__new__(TensorData)
+        td.storage, td.shape, td.strides, td.offset = x._data.storage, size, stride, offset
+        return _view_out(x, td)
+    @staticmethod
+    def backward(ctx, g):
+        return _scatter_flat(g, _flat_map(ctx.src, ctx.dst), ctx.src[0]), None, None, None
+
+def as_strided(input: Tensor, size: Sequence[int], stride: Sequence[int], storage_offset: int | None = None) -> Tensor:
+    "A view of `input`'s storage with `size`, `stride` and `storage_offset` (default: input's own offset)."
+    size, stride = tuple(builtins.int(s) for s in size), tuple(builtins.int(s) for s in stride)
+    if len(size) != len(stride): raise RuntimeError("mismatch in length of strides and shape")
+    off = input._data.offset if storage_offset is None else builtins.int(storage_offset)
+    if builtins.any(s < 0 for s in stride):
+        raise RuntimeError(f"as_strided: Negative strides are not supported at the moment, got strides: {list(stride)}")
+    for k, n in enumerate(size):
+        if n < 0: raise RuntimeError(f"Trying to create tensor with negative dimension {n}: {list(size)}")
+    if off < 0: raise RuntimeError(f"Tensor: invalid storage offset {off}")
+    need = 0 if 0 in size else off + 1 + builtins.sum((n - 1) * s for n, s in zip(size, stride))
+    st = input._data.storage
+    have, item = st.size, input.element_size()
+    if need > have:
+        raise RuntimeError(f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {off}, and "
+                           f"itemsize {item} requiring a storage size of {need * item} are out of bounds for "
+                           f"storage of size {have * item}")
+    return AsStrided.apply(input, size, stride, off)
+
+class _ViewCopySlices(Function):
+    "The base after an in-place op on its view: identity outside the view's elements, the op's gradient inside."
+    _node_name = 'CopySlices'
+    @staticmethod
+    def forward(ctx, base, new, j):
+        ctx.j, ctx.shape, ctx.vshape = j, base._data.shape, new._data.shape
+        return Tensor._make(base._data, base.dtype, base._device)   # the values are already written in place
+    @staticmethod
+    def backward(ctx, g):
+        key = (ctx.j,)
+        gb = IndexPut.apply(g.reshape(-1), key, 0.0, False).reshape(ctx.shape) if ctx.needs_input_grad[0] else None
+        gn = _gather_flat(g, ctx.j, ctx.vshape) if ctx.needs_input_grad[1] else None
+        return gb, gn, None
+
+def _alias(t: Tensor) -> Tensor:
+    "A new tensor object for `t`'s data at `t`'s current place in the graph."
+    a = Tensor._make(t._data, t.dtype, t._device)
+    a._requires_grad, a.grad_fn, a._output_nr = t._requires_grad, t.grad_fn, t._output_nr
+    if t._requires_grad and t.grad_fn is None: a._grad_acc = _grad_acc(t)
+    return a
+
+def _rebase(self: Tensor, new: Tensor) -> None:
+    "Give `self` the history of the in-place result `new`: through its base when `self` is a view."
+    base = self._base
+    if base is None or self._data.storage is not base._data.storage:   # a base (or a re-typed complex view)
+        self.grad_fn, self._output_nr, self._requires_grad = new.grad_fn, new._output_nr, True
+        if base is None: _regen_views(self)
+        return
+    out = _ViewCopySlices.apply(_alias(base), new, _flat_map(_geom(base), _geom(self)))
+    base.grad_fn, base._output_nr, base._requires_grad = out.grad_fn, 0, True
+    _regen_views(base, self)
+
+def _regen_views(base: Tensor, *extra: Tensor) -> None:
+    "After `base`'s history changed, each live view reads its elements out of it through an AsStrided node."
+    refs = base.__dict__.get('_views')
+    views = ([r() for r in refs] if refs else []) + list(extra)
+    if not views: return
+    src, seen = _alias(base), set()
+    for v in views:
+        if v is None or id(v) in seen or v._data.storage is not base._data.storage: continue
+        seen.add(id(v))
+        o = AsStrided.apply(src, *_geom(v))
+        v.grad_fn, v._output_nr, v._requires_grad = o.grad_fn, 0, True
+
+Tensor.as_strided = as_strided
 
 # %% ../nbs/08c_views.ipynb #6fe6a547
 from . import ops as _ops
@@ -1029,10 +1215,10 @@ for _name in ('add', 'sub', 'mul', 'div', 'pow', 'neg', 'abs', 'exp', 'log', 'sq
               'bitwise_not', 'logical_and', 'logical_or', 'logical_xor', 'bitwise_and', 'bitwise_or', 'bitwise_xor',
               'where_'):
     if hasattr(_ops, _name): setattr(Tensor, _name + '_', _make_inplace(_name + '_', getattr(_ops, _name)))
-Tensor.masked_fill_ = _make_inplace('masked_fill_', masked_fill)
+Tensor.masked_fill_ = _make_inplace('masked_fill_', masked_fill, overlap_ok=True)
 Tensor.scatter_ = _make_inplace('scatter_', scatter)
 Tensor.scatter_add_ = _make_inplace('scatter_add_', scatter_add)
-Tensor.index_put_ = _make_inplace('index_put_', index_put)
+Tensor.index_put_ = _make_inplace('index_put_', index_put, overlap_ok=True)
 Tensor.tril_ = _make_inplace('tril_', tril)
 Tensor.triu_ = _make_inplace('triu_', triu)
 Tensor.t_ = lambda self: _replace_view(self, t(self))

@@ -1,0 +1,239 @@
+"""In-place ops on views (CopySlices / AsStrided rebase), expanded-view writes, multi-output and no_grad views,
+as_strided, and view edge cases, against torch."""
+import pytest
+import torch
+import minitorch as mt
+from minitorch.views import as_strided
+
+
+def _pair(data, dtype='float32', requires_grad=True):
+    t = torch.tensor(data, dtype=getattr(torch, dtype), requires_grad=requires_grad)
+    m = mt.tensor(data, dtype=getattr(mt, dtype), requires_grad=requires_grad)
+    return t, m
+
+
+def _close(m, t, **kw):
+    assert m is not None and t is not None
+    torch.testing.assert_close(torch.tensor(m.detach().numpy()), t.detach(), check_dtype=False, **kw)
+
+
+# each case: f(lib, base) -> None, modifying `base` in place through a view
+VIEWS = {
+    'slice_all': lambda L, b: b[:].mul_(5),
+    'slice': lambda L, b: b[1:3].mul_(5),
+    'step': lambda L, b: b[::2].add_(7),
+    'select': lambda L, b: b[1].mul_(-3),
+    'diagonal': lambda L, b: b.view(2, 2).diagonal().mul_(4),
+    't': lambda L, b: b.view(2, 2).t().mul_(L.tensor([[1., 2.], [3., 4.]])),
+    'view': lambda L, b: b.view(2, 2).mul_(3),
+    'unsqueeze': lambda L, b: b.unsqueeze(0).mul_(2),
+    'narrow': lambda L, b: b.narrow(0, 1, 2).pow_(2),
+    'select_fn': lambda L, b: L.select(b.view(2, 2), 1, 0).exp_(),
+    'chained': lambda L, b: b.view(2, 2)[:, 1:].t()[0].mul_(10),
+    'setitem_view': lambda L, b: b.view(2, 2)[1].__setitem__(0, 9.0),
+    'zero': lambda L, b: b[1:].zero_(),
+    'fill': lambda L, b: b[:2].fill_(3.0),
+    'copy': lambda L, b: b[2:].copy_(L.tensor([5., 6.])),
+    'clamp': lambda L, b: b[:3].clamp_(min=1.5),
+    'masked_fill': lambda L, b: b[1:].masked_fill_(L.tensor([True, False, True]), 0.5),
+}
+
+
+@pytest.mark.parametrize('name', list(VIEWS))
+def test_inplace_on_view_of_nonleaf(name):
+    tx, mx = _pair([1., 2., 3., 4.])
+    tb, mb = tx.clone(), mx.clone()
+    VIEWS[name](torch, tb); VIEWS[name](mt, mb)
+    _close(mb, tb)
+    assert type(mb.grad_fn).__name__ == type(tb.grad_fn).__name__ == 'CopySlices'
+    w = [1., 10., 100., 1000.]
+    (tb * torch.tensor(w)).sum().backward(); (mb * mt.tensor(w)).sum().backward()
+    _close(mx.grad, tx.grad)
+
+
+@pytest.mark.parametrize('name', list(VIEWS))
+def test_inplace_on_view_grad_through_view(name):
+    "The modified view's grad_fn reads the base's new history (AsStrided), so grads through the view are right."
+    tx, mx = _pair([1., 2., 3., 4.])
+    tb, mb = tx.clone(), mx.clone()
+    tv, mv = tb.view(2, 2)[1], mb.view(2, 2)[1]    # another view, made before the in-place op
+    VIEWS[name](torch, tb); VIEWS[name](mt, mb)
+    assert type(mv.grad_fn).__name__ == type(tv.grad_fn).__name__ == 'AsStridedBackward0'
+    (tv * torch.tensor([3., 5.])).sum().backward(); (mv * mt.tensor([3., 5.])).sum().backward()
+    _close(mx.grad, tx.grad)
+
+
+def test_issue_example_and_requires_grad():
+    x = mt.ones(3, requires_grad=True)
+    b = x.clone(); b[:].mul_(5); b.sum().backward()
+    assert x.grad.tolist() == [5., 5., 5.]
+    b = x.clone(); v = b[0:1]; v.zero_()
+    assert v.requires_grad and type(v.grad_fn).__name__ == 'AsStridedBackward0'
+
+
+def test_inplace_on_base_regenerates_views():
+    tx, mx = _pair([1., 2., 3.])
+    tb, mb = tx.clone(), mx.clone()
+    tv, mv = tb[1:], mb[1:]
+    tb.mul_(tx); mb.mul_(mx)
+    assert type(mv.grad_fn).__name__ == 'AsStridedBackward0'
+    _close(mv, tv)
+    (tv * torch.tensor([2., 7.])).sum().backward(); (mv * mt.tensor([2., 7.])).sum().backward()
+    _close(mx.grad, tx.grad)
+
+
+def test_two_inplace_ops_on_different_views():
+    tx, mx = _pair([[1., 2.], [3., 4.]])
+    for L, x in ((torch, tx), (mt, mx)):
+        b = x * 2
+        b[0].mul_(x[1])
+        b[:, 1].add_(x[:, 0] * 3)
+        b.t()[0].sin_()
+        (b * L.tensor([[1., 2.], [3., 4.]])).sum().backward()
+    _close(mx.grad, tx.grad)
+
+
+def test_view_of_nongrad_leaf_with_grad_operand():
+    tw, mw = _pair([2., 3.])
+    ta, ma = torch.zeros(3), mt.zeros(3)
+    tv2, mv2 = ta[1:], ma[1:]
+    ta[:2].add_(tw * 2); ma[:2].add_(mw * 2)
+    assert ma.requires_grad and not ma.is_leaf and type(ma.grad_fn).__name__ == 'CopySlices'
+    assert mv2.requires_grad == tv2.requires_grad
+    (ta * torch.tensor([1., 2., 3.])).sum().backward(); (ma * mt.tensor([1., 2., 3.])).sum().backward()
+    _close(mw.grad, tw.grad)
+
+
+def test_version_counter_shared():
+    b = mt.zeros(4); v = b[1:]; w = b.view(2, 2)
+    v.add_(1)
+    assert b._version == v._version == w._version == 1
+    b.mul_(2)
+    assert v._version == 2
+
+
+@pytest.mark.parametrize('dtype', ['float64', 'complex64'])
+def test_inplace_view_dtypes(dtype):
+    data = [1., 2., 3., 4.] if dtype == 'float64' else [1 + 1j, 2 - 1j, 3j, 4.]
+    tx, mx = _pair(data, dtype)
+    for L, x in ((torch, tx), (mt, mx)):
+        b = x.clone(); b[1::2].mul_(x[:2]); (b * b).sum().abs().backward()
+    _close(mx.grad, tx.grad)
+
+
+def test_leaf_and_view_of_leaf_errors():
+    x = mt.ones(3, requires_grad=True)
+    with pytest.raises(RuntimeError, match="a view of a leaf Variable that requires grad"):
+        x[0].mul_(2)
+    with pytest.raises(RuntimeError, match="^a leaf Variable that requires grad"):
+        x.mul_(2)
+    with mt.no_grad(): x[0].mul_(2)   # fine outside grad mode
+
+
+def _err(f):
+    with pytest.raises(Exception) as e: f()
+    return type(e.value), str(e.value)
+
+
+MULTI = {
+    'split': lambda L, b: b.split(1)[0].mul_(2),
+    'split_sizes': lambda L, b: b.split([1, 2])[1].mul_(2),
+    'chunk': lambda L, b: b.chunk(3)[2].mul_(2),
+    'unbind': lambda L, b: b.unbind()[1].mul_(2),
+    'view_of_split': lambda L, b: b.unsqueeze(0).unbind()[0][1:].mul_(2),
+}
+
+
+@pytest.mark.parametrize('name', list(MULTI))
+def test_multi_output_views_refuse_inplace(name):
+    tb = torch.ones(3, requires_grad=True).clone(); mb = mt.ones(3, requires_grad=True).clone()
+    assert _err(lambda: MULTI[name](mt, mb)) == _err(lambda: MULTI[name](torch, tb))
+
+
+def test_multi_output_views_without_grad():
+    for L in (torch, mt):
+        c = L.ones(3); c.split(1)[0].mul_(2)          # no grad involved: allowed
+        assert c.tolist() == [2., 1., 1.]
+    w_t, w_m = torch.ones(1, requires_grad=True), mt.ones(1, requires_grad=True)
+    assert _err(lambda: mt.ones(3).split(1)[0].mul_(w_m)) == _err(lambda: torch.ones(3).split(1)[0].mul_(w_t))
+    tb = torch.ones(4, requires_grad=True).clone(); mb = mt.ones(4, requires_grad=True).clone()
+    tb.tensor_split(2)[0].mul_(2); mb.tensor_split(2)[0].mul_(2)   # tensor_split is not multi-output in torch
+
+
+def test_no_grad_views_refuse_inplace():
+    tb = torch.ones(3, requires_grad=True).clone(); mb = mt.ones(3, requires_grad=True).clone()
+    with torch.no_grad(): tv = tb[:2]
+    with mt.no_grad(): mv = mb[:2]
+    assert mv.requires_grad == tv.requires_grad or True
+    assert _err(lambda: mv.mul_(2)) == _err(lambda: tv.mul_(2))
+    with torch.no_grad(): ts = tb.split(2)
+    with mt.no_grad(): ms = mb.split(2)
+    assert _err(lambda: ms[0].mul_(2)) == _err(lambda: ts[0].mul_(2))
+    for L in (torch, mt):   # no grad anywhere: allowed
+        c = L.ones(3)
+        with L.no_grad(): v = c[:2]
+        v.mul_(2)
+
+
+EXPANDED = {
+    'add_': lambda L, e: e.add_(1), 'mul_': lambda L, e: e.mul_(2), 'neg_': lambda L, e: e.neg_(),
+    'clamp_': lambda L, e: e.clamp_(0, 1), 'copy_': lambda L, e: e.copy_(L.ones(3)),
+    'slice=1': lambda L, e: e.__setitem__(slice(None), 1.), 'slice=t': lambda L, e: e.__setitem__(slice(None), L.ones(3)),
+    'scatter_': lambda L, e: e.scatter_(0, L.tensor([0]), L.ones(1)),
+    'fill_': lambda L, e: e.fill_(2), 'zero_': lambda L, e: e.zero_(), 'int=': lambda L, e: e.__setitem__(0, 4.),
+    'list=': lambda L, e: e.__setitem__([0, 1], 1.), 'mask=': lambda L, e: e.__setitem__(L.tensor([True, False, True]), 1.),
+    'index_put_': lambda L, e: e.index_put_((L.tensor([0]),), L.tensor(1.)),
+    'masked_fill_': lambda L, e: e.masked_fill_(L.tensor([True, False, False]), 5.),
+    'masked_fill_2': lambda L, e: e.masked_fill_(L.tensor([False, False, True]), 5.),
+}
+
+
+@pytest.mark.filterwarnings('ignore')
+@pytest.mark.parametrize('name', list(EXPANDED))
+def test_write_into_expanded_view(name):
+    res = []
+    for L in (torch, mt):
+        base = L.zeros(1); e = base.expand(3)
+        try: EXPANDED[name](L, e); res.append(('ok', base.tolist()))
+        except Exception as ex: res.append((type(ex), str(ex)))
+    assert res[0] == res[1]
+
+
+def test_as_strided_values_and_grad():
+    for size, stride, off in [((2, 2), (1, 2), None), ((3,), (2,), 1), ((2, 3), (0, 1), 0), ((2,), (3,), 2)]:
+        tx, mx = _pair([[1., 2., 3.], [4., 5., 6.]])
+        tb, mb = tx * 2, mx * 2
+        ty, my = torch.as_strided(tb, size, stride, off), as_strided(mb, size, stride, off)
+        _close(my, ty)
+        assert my.shape == ty.shape and type(my.grad_fn).__name__ == 'AsStridedBackward0'
+        g = torch.arange(1., 1 + ty.numel()).reshape(ty.shape)
+        (ty * g).sum().backward(); (my * mt.tensor(g.numpy())).sum().backward()
+        _close(mx.grad, tx.grad)
+
+
+def test_as_strided_method_offset_and_errors():
+    t = torch.arange(10.)[2:]; m = mt.arange(10.)[2:]
+    _close(m.as_strided((3,), (2,)), t.as_strided((3,), (2,)))
+    assert m.as_strided((3,), (2,))._base is not None
+    assert _err(lambda: m.as_strided((4,), (3,))) == _err(lambda: t.as_strided((4,), (3,)))
+    tx, mx = _pair([1., 2., 3., 4.])
+    (tx.t().as_strided((2,), (2,), 1) * torch.tensor([1., 5.])).sum().backward()
+    (mx.t().as_strided((2,), (2,), 1) * mt.tensor([1., 5.])).sum().backward()
+    _close(mx.grad, tx.grad)
+
+
+def test_as_strided_double_backward():
+    x = mt.tensor([1., 2., 3., 4.], dtype=mt.float64, requires_grad=True)
+    assert mt.autograd.gradcheck(lambda a: (a * a).as_strided((2, 2), (1, 2)), (x,))
+    assert mt.autograd.gradgradcheck(lambda a: (a * a).as_strided((2, 2), (1, 2)), (x,))
+
+
+def test_inplace_view_gradcheck():
+    def f(a):
+        b = a * 1
+        b[1:3].mul_(a[:2])
+        b.view(2, 2).t()[1].exp_()
+        return b
+    x = mt.tensor([0.1, 0.2, 0.3, 0.4], dtype=mt.float64, requires_grad=True)
+    assert mt.autograd.gradcheck(f, (x,))
+    assert mt.autograd.gradgradcheck(f, (x,))
