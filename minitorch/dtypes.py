@@ -5,8 +5,9 @@
 # %% auto #0
 __all__ = ['bool', 'uint8', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloat16', 'float32', 'float64', 'complex32',
            'complex64', 'complex128', 'half', 'float', 'double', 'chalf', 'cfloat', 'cdouble', 'COMPLEX32_STORAGE',
-           'dtype', 'from_numpy_dtype', 'finfo', 'iinfo', 'get_default_dtype', 'set_default_dtype', 'scalar_type',
-           'promote_types', 'can_cast', 'result_type', 'compute_dtype', 'complex32_pack', 'complex32_unpack']
+           'dtype', 'from_numpy_dtype', 'finfo', 'iinfo', 'scalar_type_name', 'cpp_type_name', 'overflows',
+           'get_default_dtype', 'set_default_dtype', 'scalar_type', 'promote_types', 'can_cast', 'result_type',
+           'compute_dtype', 'complex32_pack', 'complex32_unpack']
 
 # %% ../nbs/03_dtypes.ipynb #7a825be5
 import builtins
@@ -91,7 +92,7 @@ def from_numpy_dtype(np_dtype: Any) -> dtype:
     "The minitorch dtype stored as numpy dtype `np_dtype` (anything `np.dtype()` accepts)."
     nd = np.dtype(np_dtype)
     if nd not in _FROM_NUMPY:
-        raise TypeError(f"can't convert np.ndarray of type numpy.{nd}. The only supported types are: "
+        raise TypeError(f"can't convert np.ndarray of type numpy.{nd.type.__name__}. The only supported types are: "
                         "float64, float32, float16, bfloat16, complex64, complex128, int64, int32, int16, "
                         "int8, uint8, and bool.")
     return _FROM_NUMPY[nd]
@@ -137,6 +138,44 @@ class iinfo:
 
     def __repr__(self) -> str:
         return f"iinfo(min={self.min:g}, max={self.max:g}, dtype={self.dtype})"
+
+# %% ../nbs/03_dtypes.ipynb #af21c6cb
+_TORCH_NAMES = {bool: "Bool", uint8: "Byte", int8: "Char", int16: "Short", int32: "Int", int64: "Long",
+                float16: "Half", bfloat16: "BFloat16", float32: "Float", float64: "Double",
+                complex32: "ComplexHalf", complex64: "ComplexFloat", complex128: "ComplexDouble"}
+_CPP_NAMES = {bool: "bool", uint8: "uint8_t", int8: "int8_t", int16: "int16_t", int32: "int", int64: "int64_t",
+              float16: "c10::Half", bfloat16: "c10::BFloat16", float32: "float", float64: "double",
+              complex32: "c10::complex<c10::Half>", complex64: "c10::complex<float>",
+              complex128: "c10::complex<double>"}
+
+
+def scalar_type_name(d: dtype) -> str:
+    "PyTorch's ScalarType name of `d`, as its kernel errors print it: 'Float', 'Long', 'ComplexHalf', ..."
+    return _TORCH_NAMES[d]
+
+
+def cpp_type_name(d: dtype) -> str:
+    "The C++ type holding a `d` element, as PyTorch's overflow errors print it: 'float', 'int64_t', 'c10::Half'."
+    return _CPP_NAMES[d]
+
+# %% ../nbs/03_dtypes.ipynb #42d88790
+def overflows(value: Any, d: dtype) -> builtins.bool:
+    "Whether PyTorch refuses to store the Python number `value` as a `d` (c10's `overflows`)."
+    if d is bool or isinstance(value, (builtins.bool, np.bool_)): return False
+    if isinstance(value, (complex, np.complexfloating)):
+        z = complex(value)
+        if not d.is_complex and z.imag != 0: return True      # a NaN imaginary part counts as nonzero
+        part = d.to_real() if d.is_complex else d
+        return overflows(z.real, part) or overflows(z.imag, part)
+    d = d.to_real()
+    lim = iinfo(d) if d._category == _INT else finfo(d)
+    if isinstance(value, (int, np.integer)):
+        v = int(value)
+        if d._category == _INT and not d.is_signed and v < 0: return -v > lim.max   # -1 -> 255 in uint8
+        return v < lim.min or v > lim.max
+    v = builtins.float(value)
+    if math.isnan(v) or math.isinf(v): return d._category == _INT
+    return v < builtins.float(lim.min) or v > builtins.float(lim.max)
 
 # %% ../nbs/03_dtypes.ipynb #e934c7be
 _default_dtype = float32

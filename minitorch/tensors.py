@@ -6,6 +6,7 @@
 from __future__ import annotations
 import builtins
 import math
+import os
 from typing import Any, Iterable, Sequence
 
 import numpy as np
@@ -28,10 +29,14 @@ class device:
     __slots__ = ('type', 'index')
     def __init__(self, type: str | 'device', index: int | None = None) -> None:
         if isinstance(type, device): type, index = type.type, type.index
-        elif isinstance(type, int): type, index = 'cuda', type
+        elif isinstance(type, int) and not isinstance(type, bool): type, index = 'cuda', type
+        elif not isinstance(type, str):
+            raise TypeError(f"device() received an invalid combination of arguments - got "
+                            f"({builtins.type(type).__name__}), but expected one of:")
         elif ':' in type:
-            type, i = type.split(':')
-            index = int(i)
+            t, i = type.split(':', 1)
+            if not i.isdigit(): raise RuntimeError(f"Invalid device string: '{type}'")
+            type, index = t, int(i)
         if type not in ('cpu', 'cuda', 'meta'):
             raise RuntimeError(f"Expected one of cpu, cuda device type at start of device string: {type}")
         self.type, self.index = type, index
@@ -378,41 +383,51 @@ def _rebuild(values: Any, dtype: dtype, device: str, requires_grad: bool) -> Ten
     return tensor(values, dtype=dtype, device=device, requires_grad=requires_grad)
 
 # %% ../nbs/06_tensor.ipynb #07366d61
-def _infer_and_flatten(data: Any) -> tuple[list, tuple, str]:
-    "Flatten nested sequences, returning (values, shape, kind) with kind in 'b','i','f','c'."
+_PY_DTYPES = {builtins.float: dt.float64, builtins.int: dt.int64, builtins.bool: dt.bool,
+              builtins.complex: dt.complex128}
+
+def _dtype_arg(d: Any, fn: str) -> dtype | None:
+    "A `dtype=` argument: a minitorch dtype, None, or Python's float/int/bool/complex (PyTorch's aliases)."
+    if d is None or isinstance(d, dtype): return d
+    r = _PY_DTYPES.get(d) if isinstance(d, type) else None
+    if r is None: raise TypeError(f"{fn}(): argument 'dtype' must be minitorch.dtype, not {type(d).__name__}")
+    return r
+
+def _is_seq(x: Any) -> bool:
+    "Whether `tensor()` reads `x` as a dimension (lists, tuples, ranges, arrays and tensors with dims)."
+    return isinstance(x, (list, tuple, range)) or (isinstance(x, (Tensor, np.ndarray)) and x.ndim > 0)
+
+def _infer_and_flatten(data: Any) -> tuple[list, tuple, dtype]:
+    "Flatten nested sequences into (values, shape, inferred dtype): the elements' dtypes, promoted."
     shape: list[int] = []
     probe = data
-    while isinstance(probe, (list, tuple)) or (isinstance(probe, Tensor) and probe.ndim > 0):
+    while _is_seq(probe):
         shape.append(len(probe))
         if len(probe) == 0: break
         probe = probe[0]
     flat: list = []
     def walk(x, d):
         if d == len(shape):
-            if isinstance(x, (list, tuple)):
-                raise ValueError(f"expected sequence of length {shape[d-1]} at dim {d-1} (got {len(x)})")
+            if _is_seq(x): raise TypeError(f"'{type(x).__name__}' object cannot be interpreted as an integer")
             flat.append(x)
             return
-        if not isinstance(x, (list, tuple, Tensor)):
-            raise ValueError(f"expected sequence of length {shape[d]} at dim {d} (got {type(x).__name__})" if d
-                             else f"Could not infer dtype of {type(x).__name__}")
+        if not _is_seq(x): raise TypeError("not a sequence")
         if len(x) != shape[d]:
             raise ValueError(f"expected sequence of length {shape[d]} at dim {d} (got {len(x)})")
         for v in x: walk(v, d + 1)
     walk(data, 0)
-    kind = 'b'
-    rank = {'b': 0, 'i': 1, 'f': 2, 'c': 3}
+    inferred = None
     for i, v in enumerate(flat):
-        if isinstance(v, Tensor):
-            flat[i] = v = v.item()
-        if isinstance(v, (builtins.bool, np.bool_)): k = 'b'
-        elif isinstance(v, (builtins.int, np.integer)): k = 'i'
-        elif isinstance(v, (builtins.float, np.floating)): k = 'f'
-        elif isinstance(v, (builtins.complex, np.complexfloating)): k = 'c'
-        else: raise TypeError(f"new(): invalid data type '{type(v).__name__}'")
-        if rank[k] > rank[kind]: kind = k
-    if not flat and shape: kind = 'f'
-    return flat, tuple(shape), kind
+        if isinstance(v, Tensor): d, flat[i] = v.dtype, v.item()
+        elif isinstance(v, np.generic) and not isinstance(v, (np.str_, np.bytes_, np.void, np.object_)):
+            d = dt.from_numpy_dtype(v.dtype)
+        elif isinstance(v, (builtins.bool, builtins.int, builtins.float, builtins.complex)): d = dt.scalar_type(v)
+        elif isinstance(v, str):
+            if shape: raise ValueError("too many dimensions 'str'")
+            raise TypeError("new(): invalid data type 'str'")
+        else: raise RuntimeError(f"Could not infer dtype of {type(v).__name__}")
+        inferred = d if inferred is None or inferred is d else dt.promote_types(inferred, d)
+    return flat, tuple(shape), inferred or dt.get_default_dtype()
 
 def _default_for_kind(kind: str) -> dtype:
     "The dtype PyTorch infers for Python values of a kind."
@@ -429,11 +444,33 @@ def _np_to_data(arr: np.ndarray, dtype: dtype) -> TensorData:
         if nd is None: return TensorData(np.array(arr, order='C').reshape(-1), arr.shape)
         arr = dt.complex32_unpack(arr)
     if nd is None: return TensorData(dt.complex32_pack(arr).reshape(-1), arr.shape)
-    if arr.dtype.kind == 'c' and np.dtype(nd).kind != 'c': arr = arr.real
+    if arr.dtype.kind == 'c' and np.dtype(nd).kind != 'c': arr = arr != 0 if nd == np.bool_ else arr.real
     if arr.dtype != nd and str(arr.dtype) == 'bfloat16': arr = arr.astype(np.float32)
     with np.errstate(all='ignore'):
         a = np.array(arr, dtype=nd, order='C', copy=True)
     return TensorData(a.reshape(-1), a.shape)
+
+def _values_array(flat: list, shape: tuple, kind: dtype, dtype: dtype) -> np.ndarray:
+    "Python values (their promoted dtype `kind`) as a numpy array for `dtype`, refusing what PyTorch refuses."
+    integral = not (dtype.is_floating_point or dtype.is_complex or dtype is dt.bool)
+    if kind.is_complex and not (dtype.is_complex or dtype is dt.bool):
+        raise TypeError("'complex' object cannot be interpreted as an integer" if integral
+                        else "must be real number, not complex")
+    if kind.is_complex: arr = np.array(flat, dtype=np.complex128)
+    elif kind.is_floating_point: arr = np.array(flat, dtype=np.float64)
+    elif kind is dt.bool: arr = np.array(flat, dtype=np.bool_)
+    else:
+        try: arr = np.array(flat, dtype=np.int64)
+        except OverflowError:   # beyond int64: PyTorch reads such ints only into floating/complex dtypes
+            if integral or dtype is dt.bool: raise ValueError("Overflow when unpacking long long") from None
+            arr = np.array([builtins.float(v) for v in flat], dtype=np.float64)
+    arr = arr.reshape(shape)
+    if integral and arr.dtype.kind in 'if' and arr.size:   # the value checks of `dt.overflows`, vectorized
+        lim = dt.iinfo(dtype)
+        if arr.dtype.kind == 'i': bad = (arr < (-lim.max if not dtype.is_signed else lim.min)) | (arr > lim.max)
+        else: bad = ~np.isfinite(arr) | (arr < lim.min) | (arr > lim.max)
+        if bad.any(): raise RuntimeError(f"value cannot be converted to type {dtype.name} without overflow")
+    return arr
 
 def _to_device(data: TensorData, d: device) -> TensorData:
     "Move host TensorData to the backend of device `d`."
@@ -450,33 +487,35 @@ def _mark_creation(t: Tensor, requires_grad: bool) -> Tensor:
     if _ag._State.inference: t._inference = True
     return t
 
+def _check_numpy(arr: np.ndarray) -> dtype:
+    "The dtype of a numpy array PyTorch accepts (refusing other byte orders, strings, objects...)."
+    if not arr.dtype.isnative:
+        raise ValueError("given numpy array has byte order different from the native byte order. "
+                         "Conversion between byte orders is currently not supported.")
+    return dt.from_numpy_dtype(arr.dtype)
+
 def tensor(data: Any, dtype: dtype | None = None, device: Any = None, requires_grad: bool = False,
            pin_memory: bool = False) -> Tensor:
     "A new tensor copying `data` (nested lists/tuples of numbers, a number, a numpy array or a Tensor)."
+    dtype = _dtype_arg(dtype, 'tensor')
     dev = _as_device(device)
     if isinstance(data, Tensor):
         arr = _host_numpy(data)
         dtype = dtype or data.dtype
     elif isinstance(data, np.ndarray):
         arr = data
-        if dtype is None:
-            if data.dtype.kind in 'OUS': raise TypeError(f"can't convert np.ndarray of type {data.dtype}.")
-            dtype = dt.from_numpy_dtype(data.dtype)
-    elif isinstance(data, np.generic):
-        arr = np.asarray(data)
-        dtype = dtype or dt.from_numpy_dtype(arr.dtype)
+        d = _check_numpy(data)
+        dtype = dtype or d
     else:
         flat, shape, kind = _infer_and_flatten(data)
-        if dtype is None: dtype = _default_for_kind(kind)
-        pyt = {'b': np.bool_, 'i': np.int64, 'f': np.float64, 'c': np.complex128}[kind]
-        if kind == 'i' and any(abs(v) >= 2**63 for v in flat):
-            raise RuntimeError(f"Overflow when unpacking long")
-        arr = np.array(flat, dtype=pyt).reshape(shape)
+        dtype = dtype or kind
+        arr = _values_array(flat, shape, kind, dtype)
     t = Tensor._make(_to_device(_np_to_data(arr, dtype), dev), dtype, dev)
     return _mark_creation(t, requires_grad)
 
 def as_tensor(data: Any, dtype: dtype | None = None, device: Any = None) -> Tensor:
     "Like `tensor`, but returns `data` itself when it already is a tensor of that dtype and device."
+    dtype = _dtype_arg(dtype, 'as_tensor')
     if isinstance(data, Tensor):
         if (dtype is None or dtype is data.dtype) and (device is None or _as_device(device) == data._device):
             return data
@@ -486,7 +525,12 @@ def as_tensor(data: Any, dtype: dtype | None = None, device: Any = None) -> Tens
 
 def from_numpy(arr: np.ndarray) -> Tensor:
     "A tensor sharing memory with the numpy array `arr`."
-    d = dt.from_numpy_dtype(arr.dtype)
+    if not isinstance(arr, np.ndarray): raise TypeError(f"expected np.ndarray (got {type(arr).__name__})")
+    d = _check_numpy(arr)
+    if any(s < 0 for s in arr.strides):
+        raise ValueError("At least one stride in the given numpy array is negative, and tensors with negative "
+                         "strides are not currently supported. (You can probably work around this by making a "
+                         "copy of your array  with array.copy().) ")
     if arr.ndim == 0 or arr.flags.c_contiguous:
         base = arr.reshape(-1)
         return Tensor._make(TensorData(base, arr.shape), d, _CPU)
@@ -509,101 +553,257 @@ def numel(t: Tensor) -> int:
     return t.numel()
 
 # %% ../nbs/06_tensor.ipynb #32ee6477
-def _sizes(size: tuple) -> tuple[int, ...]:
-    "Accept `f(2, 3)`, `f((2, 3))`, `f([2, 3])` or `f(Size)`."
-    if len(size) == 1 and isinstance(size[0], (tuple, list)): size = tuple(size[0])
+def _size_arg(s: Any) -> int | None:
+    "`s` as a dimension size (ints, numpy ints, one-element integer tensors), or None if it is none."
+    if isinstance(s, builtins.int) and not isinstance(s, builtins.bool): return s
+    if isinstance(s, np.integer): return builtins.int(s)
+    if isinstance(s, Tensor) and s.numel() == 1 and not (s.dtype.is_floating_point or s.dtype.is_complex
+                                                         or s.dtype is dt.bool):
+        return builtins.int(s.item())
+    return None
+
+def _sizes(size: tuple, fn: str = 'zeros', varargs: bool = True) -> tuple[int, ...]:
+    "Accept `f(2, 3)`, `f((2, 3))`, `f([2, 3])` or `f(Size)`; refuse other sizes with PyTorch's errors."
+    packed = len(size) == 1 and isinstance(size[0], (tuple, list))
+    items = tuple(size[0]) if packed else size
     out = []
-    for s in size:
-        if isinstance(s, Tensor): s = s.item()
-        if not isinstance(s, (builtins.int, np.integer)) or isinstance(s, builtins.bool):
-            raise TypeError(f"zeros(): argument 'size' must be tuple of ints, but found element of type "
-                            f"{type(s).__name__}")
-        if s < 0: raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(size)}")
-        out.append(builtins.int(s))
+    for i, s in enumerate(items):
+        v = _size_arg(s)
+        if v is None:
+            t = type(s).__name__
+            if not varargs and packed:
+                raise TypeError(f"{fn}(): argument 'size' (position 1) must be tuple of ints, but found element "
+                                f"of type {t} at pos {i}")
+            if not varargs or (len(items) == 1 and not packed):
+                raise TypeError(f"{fn}(): argument 'size' (position 1) must be tuple of ints, not {t}")
+            raise TypeError(f"{fn}(): argument 'size' failed to unpack the object at pos {i + 1} with error "
+                            f"\"type must be tuple of ints,but got {t}\"")
+        out.append(v)
+    for v in out:
+        if v < 0:
+            if fn == 'zeros': raise RuntimeError("zeros: Dimension size must be non-negative.")
+            raise RuntimeError(f"Trying to create tensor with negative dimension {v}: {out}")
     return tuple(out)
 
+def _physical_memory() -> int | None:
+    "Bytes of RAM on this machine (None where the OS does not say)."
+    try: return os.sysconf('SC_PHYS_PAGES') * os.sysconf('SC_PAGE_SIZE')
+    except (ValueError, OSError, AttributeError): return None
+
+def _alloc_error(nbytes: int) -> RuntimeError:
+    "PyTorch's error when the CPU allocator cannot give `nbytes`."
+    return RuntimeError(f"[enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator: can't allocate "
+                        f"memory: you tried to allocate {nbytes} bytes. Error code 12 (Cannot allocate memory)")
+
+def _alloc_check(shape: tuple, dtype: dtype) -> int:
+    "The bytes a `dtype` tensor of `shape` needs; PyTorch's RuntimeError when it cannot exist or fit in RAM."
+    nbytes = math.prod(shape) * dtype.itemsize
+    if nbytes > 2**63 - 1: raise RuntimeError(f"Storage size calculation overflowed with sizes={list(shape)}")
+    mem = _physical_memory()
+    if mem is not None and nbytes > mem: raise _alloc_error(nbytes)   # refuse before numpy tries
+    return nbytes
+
+def _alloc(shape: tuple, dtype: dtype, fill: Any = 0) -> np.ndarray:
+    "A fresh host array of `shape` stored directly in `dtype`'s storage, filled with the Python number `fill`."
+    nbytes = _alloc_check(shape, dtype)
+    sd = dt.COMPLEX32_STORAGE if dtype is dt.complex32 else dtype.numpy_dtype
+    try:
+        if isinstance(fill, builtins.int) and fill == 0: return np.zeros(shape, sd)   # also False
+        a = np.empty(shape, sd)
+        a[...] = _np_to_data(np.array([fill]), dtype).storage[0]   # the fill cast once, like PyTorch
+        return a
+    except MemoryError: raise _alloc_error(nbytes) from None
+
+def _wrap(arr: np.ndarray, dtype: dtype, device: Any, requires_grad: bool) -> Tensor:
+    "Wrap a fresh host array already stored as `dtype` (no copy) as a tensor on `device`."
+    dev = _as_device(device)
+    data = TensorData(arr.reshape(-1), arr.shape)
+    return _mark_creation(Tensor._make(_to_device(data, dev), dtype, dev), requires_grad)
+
 def _new(arr: np.ndarray, dtype: dtype, device: Any, requires_grad: bool) -> Tensor:
-    "Wrap a fresh host array as a tensor of `dtype` on `device`."
+    "Wrap a fresh host array as a tensor of `dtype` on `device` (cast, with a copy)."
     dev = _as_device(device)
     return _mark_creation(Tensor._make(_to_device(_np_to_data(arr, dtype), dev), dtype, dev), requires_grad)
+
+def _is_number(v: Any) -> bool:
+    "Whether PyTorch reads `v` as a Number (Python and numpy scalars, 0-d tensors)."
+    return isinstance(v, (builtins.bool, builtins.int, builtins.float, builtins.complex, np.number, np.bool_))
+
+def _fill_scalar(fill_value: Any, fn: str) -> Any:
+    "The Python number a `full`-like function fills with (PyTorch's Scalar: 0-d tensors read, others refused)."
+    if isinstance(fill_value, Tensor) and fill_value.ndim == 0: fill_value = fill_value.item()
+    if not _is_number(fill_value):
+        raise TypeError(f"{fn}(): argument 'fill_value' (position 2) must be Number, not "
+                        f"{type(fill_value).__name__}")
+    if isinstance(fill_value, np.bool_): fill_value = builtins.float(fill_value)   # PyTorch reads it as a float
+    elif isinstance(fill_value, np.number) and not isinstance(fill_value, np.floating):
+        fill_value = fill_value.item()          # numpy ints and complex as Python numbers
+    if isinstance(fill_value, builtins.int) and not isinstance(fill_value, builtins.bool):
+        if fill_value > 2**64 - 1: raise OverflowError("int too big to convert")
+        if fill_value < -2**63: raise OverflowError("can't convert negative int to unsigned")
+    return fill_value
+
+def _check_fill(value: Any, dtype: dtype) -> None:
+    "Refuse a fill value that does not fit `dtype` (complex32 is checked as complex64, as in PyTorch)."
+    chk = dt.complex64 if dtype is dt.complex32 else dtype
+    if dt.overflows(value, chk):
+        raise RuntimeError(f"value cannot be converted to type {dt.cpp_type_name(chk)} without overflow")
 
 def full(size: Sequence[int], fill_value: Any, *, dtype: dtype | None = None, device: Any = None,
          requires_grad: bool = False, out: Any = None) -> Tensor:
     "A tensor of shape `size` filled with `fill_value` (dtype inferred from the value)."
-    if isinstance(fill_value, Tensor): fill_value = fill_value.item()
+    dtype = _dtype_arg(dtype, 'full')
+    if not isinstance(size, (tuple, list)):
+        raise TypeError(f"full(): argument 'size' (position 1) must be tuple of ints, not {type(size).__name__}")
+    shape = _sizes((size,), 'full', varargs=False)
+    v = _fill_scalar(fill_value, 'full')
     if dtype is None:
-        dtype = _default_for_kind('b' if isinstance(fill_value, builtins.bool) else
-                                  'i' if isinstance(fill_value, builtins.int) else
-                                  'c' if isinstance(fill_value, builtins.complex) else 'f')
-    return _new(np.full(_sizes((size,)), fill_value), dtype, device, requires_grad)
+        dtype = (dt.bool if isinstance(v, builtins.bool) else dt.int64 if isinstance(v, builtins.int) else
+                 _default_for_kind('c') if isinstance(v, (builtins.complex, np.complexfloating)) else
+                 dt.get_default_dtype())
+    _check_fill(v, dtype)
+    return _wrap(_alloc(shape, dtype, v), dtype, device, requires_grad)
 
 def zeros(*size: Any, dtype: dtype | None = None, device: Any = None, requires_grad: bool = False,
           out: Any = None) -> Tensor:
     "A tensor of zeros."
-    return _new(np.zeros(_sizes(size)), dtype or dt.get_default_dtype(), device, requires_grad)
+    dtype = _dtype_arg(dtype, 'zeros')
+    d = dtype or dt.get_default_dtype()
+    return _wrap(_alloc(_sizes(size, 'zeros'), d), d, device, requires_grad)
 
 def ones(*size: Any, dtype: dtype | None = None, device: Any = None, requires_grad: bool = False,
          out: Any = None) -> Tensor:
     "A tensor of ones."
-    return _new(np.ones(_sizes(size)), dtype or dt.get_default_dtype(), device, requires_grad)
+    dtype = _dtype_arg(dtype, 'ones')
+    d = dtype or dt.get_default_dtype()
+    return _wrap(_alloc(_sizes(size, 'ones'), d, 1), d, device, requires_grad)
 
 def empty(*size: Any, dtype: dtype | None = None, device: Any = None, requires_grad: bool = False,
           out: Any = None, memory_format: Any = None) -> Tensor:
     "An uninitialized tensor (minitorch fills it with zeros)."
-    return zeros(*size, dtype=dtype, device=device, requires_grad=requires_grad)
+    dtype = _dtype_arg(dtype, 'empty')
+    d = dtype or dt.get_default_dtype()
+    return _wrap(_alloc(_sizes(size, 'empty'), d), d, device, requires_grad)
 
-def _like(t: Tensor, dtype: dtype | None, device: Any) -> tuple:
+def _like(t: Tensor, dtype: dtype | None, device: Any, fn: str = 'zeros_like') -> tuple:
     "The shape, dtype and device a `*_like` function should use."
+    if not isinstance(t, Tensor):
+        raise TypeError(f"{fn}(): argument 'input' (position 1) must be Tensor, not {type(t).__name__}")
     return t.shape, dtype or t.dtype, device if device is not None else t._device
 
 def zeros_like(input: Tensor, *, dtype: dtype | None = None, device: Any = None,
                requires_grad: bool = False, memory_format: Any = None) -> Tensor:
     "Zeros with the shape (and by default dtype and device) of `input`."
-    s, d, dev = _like(input, dtype, device)
+    dtype = _dtype_arg(dtype, 'zeros_like')
+    s, d, dev = _like(input, dtype, device, 'zeros_like')
     return zeros(s, dtype=d, device=dev, requires_grad=requires_grad)
 
 def ones_like(input: Tensor, *, dtype: dtype | None = None, device: Any = None,
               requires_grad: bool = False, memory_format: Any = None) -> Tensor:
     "Ones with the shape (and by default dtype and device) of `input`."
-    s, d, dev = _like(input, dtype, device)
+    dtype = _dtype_arg(dtype, 'ones_like')
+    s, d, dev = _like(input, dtype, device, 'ones_like')
     return ones(s, dtype=d, device=dev, requires_grad=requires_grad)
 
 def empty_like(input: Tensor, *, dtype: dtype | None = None, device: Any = None,
                requires_grad: bool = False, memory_format: Any = None) -> Tensor:
     "An uninitialized tensor like `input`."
-    return zeros_like(input, dtype=dtype, device=device, requires_grad=requires_grad)
+    dtype = _dtype_arg(dtype, 'empty_like')
+    s, d, dev = _like(input, dtype, device, 'empty_like')
+    return empty(s, dtype=d, device=dev, requires_grad=requires_grad)
 
 def full_like(input: Tensor, fill_value: Any, *, dtype: dtype | None = None, device: Any = None,
               requires_grad: bool = False, memory_format: Any = None) -> Tensor:
     "`fill_value` everywhere, with the shape (and by default dtype and device) of `input`."
-    s, d, dev = _like(input, dtype, device)
-    return full(s, fill_value, dtype=d, device=dev, requires_grad=requires_grad)
+    dtype = _dtype_arg(dtype, 'full_like')
+    s, d, dev = _like(input, dtype, device, 'full_like')
+    v = _fill_scalar(fill_value, 'full_like')
+    _check_fill(v, d)
+    return _wrap(_alloc(tuple(s), d, v), d, dev, requires_grad)
+
+def _range_arg(v: Any, fn: str, name: str, pos: int) -> Any:
+    "A start/end/step argument as a Python number (0-d tensors read), refusing non-numbers like PyTorch."
+    if isinstance(v, Tensor): v = v.item()
+    if not _is_number(v):
+        raise TypeError(f"{fn}(): argument '{name}' (position {pos}) must be Number, not {type(v).__name__}")
+    if isinstance(v, (np.number, np.bool_)): v = v.item()
+    if isinstance(v, builtins.complex):
+        if v.imag != 0: raise RuntimeError("value cannot be converted to type double without overflow")
+        v = v.real
+    return v
+
+def _not_implemented(kernel: str, dtype: dtype) -> NotImplementedError:
+    "PyTorch's error for a CPU kernel without a version for `dtype`."
+    return NotImplementedError(f"\"{kernel}\" not implemented for '{dt.scalar_type_name(dtype)}'")
 
 def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: dtype | None = None, device: Any = None,
            requires_grad: bool = False, out: Any = None) -> Tensor:
     "Values from `start` (default 0) up to `end` (excluded) in steps of `step`."
-    if end is None: start, end = 0, start
-    vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
-    start, end, step = vals
-    if step == 0: raise RuntimeError("step must be nonzero")
-    if dtype is dt.complex32: raise NotImplementedError("\"arange_cpu\" not implemented for 'ComplexHalf'")
+    dtype = _dtype_arg(dtype, 'arange')
+    if end is None: start, end = 0, _range_arg(start, 'arange', 'end', 1)
+    start, end, step = (_range_arg(v, 'arange', n, i + 1) for i, (n, v) in
+                        enumerate((('start', start), ('end', end), ('step', step))))
+    vals = (start, end, step)
     if dtype is None:
         dtype = dt.int64 if all(isinstance(v, builtins.int) for v in vals) else dt.get_default_dtype()
-    n = builtins.max(0, math.ceil((end - start) / step))
+    if dtype is dt.bool or dtype.is_complex: raise _not_implemented('arange_cpu', dtype)
+    for v in vals:
+        if isinstance(v, builtins.int) and dt.overflows(v, dt.int64):
+            raise RuntimeError("value cannot be converted to type int64_t without overflow")
+    if step == 0 or step != step: raise RuntimeError("step must be nonzero")
+    if not (math.isfinite(start) and math.isfinite(end)):
+        fmt = lambda v: f"{v:g}" if isinstance(v, builtins.float) else str(v)
+        raise RuntimeError(f"unsupported range: {fmt(start)} -> {fmt(end)}")
     if (step > 0 and start > end) or (step < 0 and start < end):
-        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    integral = not dtype.is_floating_point
+    if integral:   # integer dtypes compute in int64: the arguments are truncated first
+        if builtins.int(step) == 0: raise ValueError("step must be nonzero")
+        start, end, step = builtins.int(start), builtins.int(end), builtins.int(step)
+    n = builtins.max(0, math.ceil((end - start) / step))
+    if n >= 2**63: raise RuntimeError("invalid size, possible overflow?")
+    _alloc_check((n,), dtype)
+    # the values are computed in double (PyTorch's accumulate type), then rounded once to `dtype`
     if dtype.is_floating_point: arr = start + np.arange(n, dtype=np.float64) * step
     else: arr = start + np.arange(n, dtype=np.int64) * step
     return _new(arr, dtype, device, requires_grad)
 
-def linspace(start: Any, end: Any, steps: int, *, dtype: dtype | None = None, device: Any = None,
+def _steps_arg(steps: Any, fn: str, start: Any, end: Any) -> int:
+    "The `steps` of linspace/logspace: a non-negative int."
+    if isinstance(steps, Tensor) and steps.numel() == 1: steps = steps.item()
+    if not isinstance(steps, (builtins.int, np.integer)) or isinstance(steps, builtins.bool):
+        got = ", ".join(type(v).__name__ for v in ((start, end) if steps is None else (start, end, steps)))
+        raise TypeError(f"{fn}() received an invalid combination of arguments - got ({got}), but expected one of:")
+    if steps < 0: raise RuntimeError("number of steps must be non-negative")
+    return builtins.int(steps)
+
+def _space_ends(start: Any, end: Any, fn: str) -> tuple:
+    "start and end of linspace/logspace as Python numbers (0-d tensors only)."
+    out = []
+    for name, v in (('start', start), ('end', end)):
+        if isinstance(v, Tensor):
+            if v.ndim != 0:
+                raise RuntimeError(f"{fn} only supports 0-dimensional start and end tensors, but got {name} with "
+                                   f"{v.ndim} dimension(s).")
+            v = v.item()
+        if isinstance(v, (np.number, np.bool_)): v = v.item()
+        out.append(v)
+    return tuple(out)
+
+def linspace(start: Any, end: Any, steps: int = None, *, dtype: dtype | None = None, device: Any = None,
              requires_grad: bool = False, out: Any = None) -> Tensor:
     "`steps` evenly spaced values from `start` to `end` inclusive (PyTorch's symmetric formula)."
-    start = start.item() if isinstance(start, Tensor) else start
-    end = end.item() if isinstance(end, Tensor) else end
-    if steps < 0: raise RuntimeError("number of steps must be non-negative")
-    dtype = dtype or dt.get_default_dtype()
-    if dtype is dt.complex32: raise NotImplementedError("\"linspace_cpu\" not implemented for 'ComplexHalf'")
+    dtype = _dtype_arg(dtype, 'linspace')
+    start, end = _space_ends(start, end, 'linspace')
+    steps = _steps_arg(steps, 'linspace', start, end)
+    if dtype is None:
+        dtype = (_default_for_kind('c') if isinstance(start, builtins.complex) or isinstance(end, builtins.complex)
+                 else dt.get_default_dtype())
+    if dtype is dt.bool or dtype is dt.complex32: raise _not_implemented('linspace_cpu', dtype)
+    integral = not (dtype.is_floating_point or dtype.is_complex)
+    if integral:
+        for v in (start, end): _check_fill(v, dtype)
+    _alloc_check((steps,), dtype)
     # PyTorch computes in the output dtype: start + step*i for the first half, end - step*(steps-1-i) after
     ct = np.float32 if dtype in (dt.float32, dt.float16, dt.bfloat16) else (
         np.complex64 if dtype is dt.complex64 else np.complex128 if dtype.is_complex else np.float64)
@@ -617,20 +817,55 @@ def linspace(start: Any, end: Any, steps: int, *, dtype: dtype | None = None, de
         i = np.arange(steps).astype(wide)
         half = steps // 2
         arr = np.where(np.arange(steps) < half, s + step * i, e - step * (steps - 1 - i))
-    if not dtype.is_floating_point and not dtype.is_complex: arr = np.trunc(arr)
+    if integral: arr = np.trunc(arr)
     return _new(arr, dtype, device, requires_grad)
 
-def logspace(start: float, end: float, steps: int, base: float = 10.0, *, dtype: dtype | None = None,
-             device: Any = None, requires_grad: bool = False) -> Tensor:
+def logspace(start: Any, end: Any, steps: int = None, base: float = 10.0, *, dtype: dtype | None = None,
+             device: Any = None, requires_grad: bool = False, out: Any = None) -> Tensor:
     "`base ** linspace(start, end, steps)`."
-    e = linspace(start, end, steps, dtype=dt.float64).numpy()
-    return _new(np.power(base, e), dtype or dt.get_default_dtype(), device, requires_grad)
+    dtype = _dtype_arg(dtype, 'logspace')
+    start, end = _space_ends(start, end, 'logspace')
+    steps = _steps_arg(steps, 'logspace', start, end)
+    cplx = isinstance(start, builtins.complex) or isinstance(end, builtins.complex)
+    if dtype is None: dtype = _default_for_kind('c') if cplx else dt.get_default_dtype()
+    if dtype is dt.bool or dtype is dt.complex32: raise _not_implemented('logspace_cpu', dtype)
+    _alloc_check((steps,), dtype)
+    # floating dtypes compute in their own precision (float32 for 16-bit floats), integers in double
+    wide = dt.complex128 if cplx or dtype.is_complex else dt.float64
+    ct = {dt.complex64: dt.complex64, dt.float32: dt.float32, dt.float16: dt.float32,
+          dt.bfloat16: dt.float32}.get(dtype, wide)
+    if ct.is_floating_point and wide.is_complex: ct = dt.complex64
+    e = linspace(start, end, steps, dtype=ct).numpy()
+    with np.errstate(all='ignore'):
+        b = e.dtype.type(base)
+        arr = np.exp(e * np.log(b)) if e.dtype.kind == 'c' else np.power(b, e)   # complex: std::pow's exp(y log x)
+        if not (dtype.is_floating_point or dtype.is_complex):   # out-of-range values wrap through int64
+            arr = np.trunc(arr.real if arr.dtype.kind == 'c' else arr).astype(np.int64)
+    return _new(arr, dtype, device, requires_grad)
+
+def _int_arg(v: Any, fn: str, name: str, pos: int) -> int:
+    "An int argument (numpy ints and one-element integer tensors too), refusing others like PyTorch."
+    r = _size_arg(v)
+    if r is None: raise TypeError(f"{fn}(): argument '{name}' (position {pos}) must be int, not {type(v).__name__}")
+    return r
 
 def eye(n: int, m: int | None = None, *, dtype: dtype | None = None, device: Any = None,
         requires_grad: bool = False, out: Any = None) -> Tensor:
     "The `n`×`m` identity matrix."
-    if dtype is dt.complex32: raise NotImplementedError("\"eye\" not implemented for 'ComplexHalf'")
-    return _new(np.eye(n, n if m is None else m), dtype or dt.get_default_dtype(), device, requires_grad)
+    dtype = _dtype_arg(dtype, 'eye')
+    n = _int_arg(n, 'eye', 'n', 1)
+    if m is not None and _size_arg(m) is None:
+        raise TypeError(f"eye() received an invalid combination of arguments - got ({type(n).__name__}, "
+                        f"{type(m).__name__}), but expected one of:")
+    m = n if m is None else _size_arg(m)
+    if n < 0: raise RuntimeError(f"n must be greater or equal to 0, got {n}")
+    if m < 0: raise RuntimeError(f"m must be greater or equal to 0, got {m}")
+    if n * m > 2**63 - 1: raise RuntimeError("numel: integer multiplication overflow")
+    dtype = dtype or dt.get_default_dtype()
+    if dtype is dt.complex32: raise _not_implemented('eye', dtype)
+    a = _alloc((n, m), dtype)
+    np.fill_diagonal(a, 1)
+    return _wrap(a, dtype, device, requires_grad)
 
 # %% ../nbs/06_tensor.ipynb #4d77fbce
 class Generator:
@@ -688,15 +923,17 @@ def _rng(generator: Generator | None) -> np.random.Generator:
 def _float_dtype(dtype: dtype | None, fn: str) -> dtype:
     "The float dtype a random function produces (refusing integer dtypes)."
     dtype = dtype or dt.get_default_dtype()
-    if not (dtype.is_floating_point or dtype.is_complex):
-        raise RuntimeError(f"\"{fn}\" not implemented for '{dtype}'")
+    if not (dtype.is_floating_point or dtype.is_complex): raise _not_implemented(fn, dtype)
     return dtype
 
 def rand(*size: Any, generator: Generator | None = None, dtype: dtype | None = None, device: Any = None,
          requires_grad: bool = False, out: Any = None) -> Tensor:
     "Uniform samples in [0, 1)."
+    dtype = _dtype_arg(dtype, 'rand')
     d = _float_dtype(dtype, 'check_uniform_bounds')
-    shape = _sizes(size) + ((2,) if d.is_complex else ())   # complex: real and imaginary part each uniform
+    shape = _sizes(size, 'rand')
+    _alloc_check(shape, d)
+    shape = shape + ((2,) if d.is_complex else ())   # complex: real and imaginary part each uniform
     arr = _rng(generator).random(shape, dtype=np.float64 if d.to_real() is dt.float64 else np.float32)
     if d.is_complex: arr = arr[..., 0] + 1j * arr[..., 1]
     return _new(arr, d, device, requires_grad)
@@ -704,46 +941,84 @@ def rand(*size: Any, generator: Generator | None = None, dtype: dtype | None = N
 def randn(*size: Any, generator: Generator | None = None, dtype: dtype | None = None, device: Any = None,
           requires_grad: bool = False, out: Any = None) -> Tensor:
     "Standard normal samples."
+    dtype = _dtype_arg(dtype, 'randn')
     d = _float_dtype(dtype, 'normal_kernel_cpu')
-    shape = _sizes(size) + ((2,) if d.is_complex else ())   # complex: each part N(0, 1/2), variance 1 in all
+    shape = _sizes(size, 'randn')
+    _alloc_check(shape, d)
+    shape = shape + ((2,) if d.is_complex else ())   # complex: each part N(0, 1/2), variance 1 in all
     arr = _rng(generator).standard_normal(shape, dtype=np.float64 if d.to_real() is dt.float64 else np.float32)
     if d.is_complex: arr = (arr[..., 0] + 1j * arr[..., 1]) * math.sqrt(0.5)
     return _new(arr, d, device, requires_grad)
+
+# the C type names PyTorch's random bounds checks print
+_RANDOM_TYPE_NAMES = {'bool': 'bool', 'uint8': 'unsigned char', 'int8': 'signed char', 'int16': 'short int',
+                      'int32': 'int', 'int64': 'long', 'float16': 'c10::Half'}
 
 def randint(low: int, high: int | None = None, size: Sequence[int] | None = None, *,
             generator: Generator | None = None, dtype: dtype | None = None, device: Any = None,
             requires_grad: bool = False, out: Any = None) -> Tensor:
     "Uniform integers in [low, high) (`randint(high, size)` uses low=0)."
+    dtype = _dtype_arg(dtype, 'randint')
     if size is None:
-        if not isinstance(high, (tuple, list)): raise TypeError("randint(): missing argument 'size'")
+        if high is None: raise TypeError("randint() missing 1 required positional arguments: \"size\"")
         low, high, size = 0, low, high
+        names = (('low', 0), ('high', 1))
+    else: names = (('low', 1), ('high', 2))
+    if not isinstance(size, (tuple, list)):
+        raise TypeError(f"randint(): argument 'size' (position {names[1][1] + 1}) must be tuple of ints, "
+                        f"not {type(size).__name__}")
+    low = low if names[0][1] == 0 else _int_arg(low, 'randint', 'low', 1)
+    high = _int_arg(high, 'randint', 'high', names[1][1])
+    shape = _sizes((size,), 'randint', varargs=False)
+    d = dtype or dt.int64
+    if d.is_complex:
+        raise RuntimeError("check_random_bounds handles only integral, floating-point and boolean types")
     if low >= high: raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
-    arr = _rng(generator).integers(low, high, _sizes((size,)))
-    return _new(arr, dtype or dt.int64, device, requires_grad)
+    cname = _RANDOM_TYPE_NAMES.get(d.name)
+    if cname is not None:
+        lim = dt.finfo(d) if d.is_floating_point else (dt.iinfo(d) if d is not dt.bool else None)
+        lo, hi = (0, 1) if lim is None else (lim.min, lim.max)
+        if low < lo or low > hi: raise RuntimeError(f"from is out of bounds for {cname}")
+        if high - 1 < lo or high - 1 > hi: raise RuntimeError(f"to - 1 is out of bounds for {cname}")
+    for v in (low, high):
+        if dt.overflows(v, dt.int64): raise ValueError("Overflow when unpacking long long")
+    _alloc_check(shape, d)
+    arr = _rng(generator).integers(low, high, shape)
+    return _new(arr, d, device, requires_grad)
 
 def randperm(n: int, *, generator: Generator | None = None, dtype: dtype | None = None, device: Any = None,
-             requires_grad: bool = False) -> Tensor:
+             requires_grad: bool = False, out: Any = None) -> Tensor:
     "A random permutation of 0..n-1."
-    return _new(_rng(generator).permutation(n), dtype or dt.int64, device, requires_grad)
+    dtype = _dtype_arg(dtype, 'randperm')
+    n = _int_arg(n, 'randperm', 'n', 1)
+    d = dtype or dt.int64
+    if n < 0: raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
+    if d is dt.bool or d.is_complex: raise _not_implemented('randperm', d)
+    if n > 0: _check_fill(n - 1, d)
+    _alloc_check((n,), d)
+    return _new(_rng(generator).permutation(n), d, device, requires_grad)
 
 def rand_like(input: Tensor, *, dtype: dtype | None = None, device: Any = None,
               requires_grad: bool = False, memory_format: Any = None) -> Tensor:
     "Uniform samples with the shape of `input`."
-    s, d, dev = _like(input, dtype, device)
+    dtype = _dtype_arg(dtype, 'rand_like')
+    s, d, dev = _like(input, dtype, device, 'rand_like')
     return rand(s, dtype=d, device=dev, requires_grad=requires_grad)
 
 def randn_like(input: Tensor, *, dtype: dtype | None = None, device: Any = None,
                requires_grad: bool = False, memory_format: Any = None) -> Tensor:
     "Normal samples with the shape of `input`."
-    s, d, dev = _like(input, dtype, device)
+    dtype = _dtype_arg(dtype, 'randn_like')
+    s, d, dev = _like(input, dtype, device, 'randn_like')
     return randn(s, dtype=d, device=dev, requires_grad=requires_grad)
 
 def randint_like(input: Tensor, low: int, high: int | None = None, *, dtype: dtype | None = None,
                  device: Any = None, requires_grad: bool = False) -> Tensor:
     "Random integers with the shape of `input`."
+    dtype = _dtype_arg(dtype, 'randint_like')
     if high is None: low, high = 0, low
-    s, d, dev = _like(input, dtype, device)
-    return randint(low, high, s, dtype=d, device=dev, requires_grad=requires_grad)
+    s, d, dev = _like(input, dtype, device, 'randint_like')
+    return randint(low, high, tuple(s), dtype=d, device=dev, requires_grad=requires_grad)
 
 # %% ../nbs/06_tensor.ipynb #1aefbf41
 class _PrintOptions:
