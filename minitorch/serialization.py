@@ -110,7 +110,7 @@ def _check(raw: bytes, name: str) -> tuple[dict, memoryview]:
         header = json.loads(raw[start:start + hlen].decode())
         tensors = header["tensors"]
         need = max([t["offset"] + t["nbytes"] for t in tensors], default=0)
-    except (ValueError, KeyError, TypeError, UnicodeDecodeError):
+    except (ValueError, KeyError, TypeError, UnicodeDecodeError, RecursionError):
         raise RuntimeError(f"{name}: corrupted minitorch checkpoint (unreadable header)") from None
     expected = start + hlen + need + 4
     if len(raw) < expected:
@@ -134,11 +134,29 @@ def _target_device(saved: str, map_location: Any) -> str:
                            "map_location=minitorch.device('cpu') to map your storages to the CPU.")
     return target
 
+# the only names a header may give as a dtype: a lookup table, never `getattr` on the module (a crafted
+# header could otherwise name `save`, `load` or anything else the module holds)
+_DTYPES = {d.name: d for d in minitorch.dtypes._ALL_DTYPES}
+
+def _dtype(name: Any) -> minitorch.dtype:
+    "The dtype a header names, refusing anything but the thirteen dtype names."
+    d = _DTYPES.get(name) if isinstance(name, str) else None
+    if d is None: raise RuntimeError(f"corrupted minitorch checkpoint: unknown dtype {str(name)[:60]!r}")
+    return d
+
+def _index(v: Any, what: str) -> int:
+    "A non-negative int from the header."
+    if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+        raise RuntimeError(f"corrupted minitorch checkpoint: {what} must be a non-negative integer, got {str(v)[:60]}")
+    return v
+
 def _make_tensor(meta: dict, data: memoryview, map_location: Any) -> minitorch.Tensor:
     "Rebuild one tensor from its header entry and the data section."
-    dt = getattr(minitorch, meta["dtype"], None)
-    if not isinstance(dt, minitorch.dtype): raise RuntimeError(f"unknown dtype {meta['dtype']!r} in checkpoint")
-    shape, buf = tuple(meta["shape"]), data[meta["offset"]:meta["offset"] + meta["nbytes"]]
+    dt = _dtype(meta["dtype"])
+    if not isinstance(meta["shape"], list): raise RuntimeError("corrupted minitorch checkpoint: shape is not a list")
+    shape = tuple(_index(s, "a dimension") for s in meta["shape"])
+    start, nbytes = _index(meta["offset"], "offset"), _index(meta["nbytes"], "nbytes")
+    buf = data[start:start + nbytes]
     if dt is minitorch.bfloat16: store = np.dtype("<u2")
     elif dt is minitorch.complex32: store = np.dtype("<f2")
     else: store = np.dtype(dt.numpy_dtype).newbyteorder("<")
@@ -170,7 +188,7 @@ def _decode(node: Any, tensors: list) -> Any:
         items = {k: _decode(x, tensors) for k, x in v}
         return {"dict": dict, "OrderedDict": OrderedDict, "Counter": Counter}[kind](items)
     if kind == "complex": return complex(*v)
-    if kind == "dtype": return getattr(minitorch, v)
+    if kind == "dtype": return _dtype(v)
     raise RuntimeError(f"corrupted minitorch checkpoint: unknown entry kind {kind!r}")
 
 def load(f: str | os.PathLike | BinaryIO, map_location: Any = None, weights_only: bool = True) -> Any:
@@ -182,5 +200,5 @@ def load(f: str | os.PathLike | BinaryIO, map_location: Any = None, weights_only
     try:
         tensors = [_make_tensor(m, data, map_location) for m in header["tensors"]]
         return _decode(header["object"], tensors)
-    except (KeyError, IndexError, TypeError, ValueError) as e:
+    except (KeyError, IndexError, TypeError, ValueError, RecursionError) as e:
         raise RuntimeError(f"{name}: corrupted minitorch checkpoint ({type(e).__name__}: {e})") from None

@@ -161,3 +161,46 @@ def test_cuda_round_trip(tmp_path):
     save({"w": w}, tmp_path / "g.pt")
     assert load(tmp_path / "g.pt")["w"].device.type == "cuda"
     assert load(tmp_path / "g.pt", map_location="cpu")["w"].tolist() == w.cpu().tolist()
+
+
+def _crafted(header, payload=b""):
+    "A file with a valid magic, length and checksum around a hand-written JSON header."
+    import json, struct, zlib
+    h = json.dumps(header).encode()
+    body = MAGIC + struct.pack("<Q", len(h)) + h + payload
+    return io.BytesIO(body + struct.pack("<I", zlib.crc32(body)))
+
+
+@pytest.mark.parametrize("name", ["save", "load", "__builtins__", "Tensor", "nn", "float", "cfloat", "dtype", 3, None])
+def test_crafted_dtype_names_refused(name):
+    # a header's dtype is looked up among the thirteen dtype names only, never with getattr on the module
+    with pytest.raises(RuntimeError, match="unknown dtype"):
+        load(_crafted({"object": {"dtype": name}, "tensors": []}))
+    meta = {"dtype": name, "shape": [1], "offset": 0, "nbytes": 4}
+    with pytest.raises(RuntimeError, match="unknown dtype"):
+        load(_crafted({"object": {"tensor": 0}, "tensors": [meta]}, b"\0" * 4))
+
+
+def test_crafted_dtype_names_accepted():
+    for name in DTYPES + ["complex32"]:
+        assert load(_crafted({"object": {"dtype": name}, "tensors": []})) is getattr(minitorch, name)
+    meta = {"dtype": "int16", "shape": [2], "offset": 0, "nbytes": 4}
+    t = load(_crafted({"object": {"tensor": 0}, "tensors": [meta]}, np.array([3, -4], "<i2").tobytes()))
+    assert t.dtype is minitorch.int16 and t.tolist() == [3, -4]
+
+
+@pytest.mark.parametrize("meta", [{"shape": [-1], "offset": 0, "nbytes": 4}, {"shape": [1], "offset": -4, "nbytes": 4},
+                                  {"shape": [1.5], "offset": 0, "nbytes": 4}, {"shape": "ab", "offset": 0, "nbytes": 4}])
+def test_crafted_shapes_and_offsets_refused(meta):
+    meta = {"dtype": "float32", **meta}
+    with pytest.raises(RuntimeError, match="corrupted minitorch checkpoint"):
+        load(_crafted({"object": {"tensor": 0}, "tensors": [meta]}, b"\0" * 4))
+
+
+def test_deeply_nested_header_refused():
+    raw = '{"object": ' + '{"list": [' * 100000 + 'null' + ']}' * 100000 + ', "tensors": []}'
+    import json, struct, zlib
+    h = raw.encode()
+    body = MAGIC + struct.pack("<Q", len(h)) + h
+    with pytest.raises(RuntimeError, match="corrupted"):
+        load(io.BytesIO(body + struct.pack("<I", zlib.crc32(body))))
