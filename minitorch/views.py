@@ -819,6 +819,34 @@ class IndexPutAcc(Function):
     def backward(ctx, gg):
         return Index.apply(gg, ctx.key), None, None
 
+def _is_bool_scalar(k: Any) -> bool:
+    return isinstance(k, (builtins.bool, np.bool_)) or (isinstance(k, Tensor) and k.ndim == 0 and k.dtype is dt.bool)
+
+def _dims_used(k: Any) -> int:
+    "How many dims of the indexed tensor the key entry `k` consumes."
+    if k is None or k is Ellipsis or _is_bool_scalar(k): return 0
+    if isinstance(k, (slice, builtins.int)): return 1
+    if isinstance(k, Tensor): return k.ndim if k.dtype in (dt.bool, dt.uint8) else 1
+    a = np.asarray(k.tolist() if isinstance(k, np.ndarray) else k)
+    return a.ndim if a.dtype == np.bool_ else 1
+
+def _split_key(key: tuple, ndim: int) -> tuple | None:
+    """PyTorch applies the integers of a mixed key first, as `select`s, then indexes the rest (numpy would count
+    them as advanced indices). Returns (basic key, rest key), or None when the key has no integer or Ellipsis."""
+    if not builtins.any(k is Ellipsis or (isinstance(k, builtins.int) and not isinstance(k, builtins.bool))
+                        for k in key): return None
+    used = builtins.sum(_dims_used(k) for k in key)
+    if used > ndim or builtins.sum(k is Ellipsis for k in key) > 1: return None
+    basic, rest = [], []
+    for k in key:
+        if k is Ellipsis:   # spelled out: an Ellipsis of zero dims does not separate advanced indices
+            basic += [slice(None)] * (ndim - used); rest += [slice(None)] * (ndim - used)
+        elif isinstance(k, builtins.int) and not isinstance(k, builtins.bool): basic.append(k)
+        elif k is None or isinstance(k, slice): basic.append(k); rest.append(slice(None))
+        elif _is_bool_scalar(k): rest.append(k)
+        else: basic += [slice(None)] * _dims_used(k); rest.append(k)
+    return tuple(basic), tuple(rest)
+
 def _basic_view(td: TensorData, key: tuple) -> TensorData:
     return td.getitem(key)
 
@@ -836,6 +864,10 @@ def __getitem__(self: Tensor, key: Any) -> Tensor:
     k = tuple(i.item() if isinstance(i, Tensor) and i.ndim == 0 and not i.dtype is dt.bool
               and not (i.dtype.is_floating_point) else i for i in k)
     if _is_basic(k): return self[k]
+    sk = _split_key(k, self.ndim)
+    if sk is not None:
+        v = self[sk[0]]
+        return Index.apply(v, _np_key(sk[1], v))
     return Index.apply(self, _np_key(k, self))
 
 # %% ../nbs/08c_views.ipynb #2716f0bd
@@ -1075,6 +1107,13 @@ def __setitem__(self: Tensor, key: Any, value: Any) -> None:
     k = key if isinstance(key, tuple) else (key,)
     k = tuple(i.item() if isinstance(i, Tensor) and i.ndim == 0 and i.dtype is not dt.bool
               and not i.dtype.is_floating_point else i for i in k)
+    if not _is_basic(k):
+        sk = _split_key(k, self.ndim)
+        if sk is not None:   # integers first (a view), then the advanced rest written through that view
+            if isinstance(value, Tensor): _check_inplace(self, value)
+            else: _check_inplace(self)
+            self[sk[0]][sk[1]] = value
+            return
     npk = _np_key(k, self)
     _check_bounds(npk, tuple(self.shape))
     if _is_basic(k) and _overlaps(self._data) and _overlaps(self._data.getitem(k)): raise RuntimeError(_OVERLAP)

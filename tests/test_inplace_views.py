@@ -237,3 +237,75 @@ def test_inplace_view_gradcheck():
     x = mt.tensor([0.1, 0.2, 0.3, 0.4], dtype=mt.float64, requires_grad=True)
     assert mt.autograd.gradcheck(f, (x,))
     assert mt.autograd.gradgradcheck(f, (x,))
+
+
+# ---------------------------------------------------------------- mixed index keys (PyTorch: integers select first)
+def _random_keys(n, seed=0):
+    import random
+    rnd = random.Random(seed)
+    shape = (2, 3, 4, 5)
+    keys = []
+    while len(keys) < n:
+        kinds = [rnd.choice(['int', 'slice', 'none', 'ell', 'idx', 'idx2', 'mask', 'list', 'bool'])
+                 for _ in range(rnd.randint(1, 5))]
+        if kinds.count('ell') > 1: continue
+        used = sum(k not in ('none', 'ell', 'bool') for k in kinds)
+        if used > 4 or not any(k in ('idx', 'idx2', 'mask', 'list', 'bool') for k in kinds): continue
+        d, key = 0, []
+        for k in kinds:
+            if k == 'none': key.append(None); continue
+            if k == 'ell': key.append(Ellipsis); d += 4 - used; continue
+            if k == 'bool': key.append(rnd.random() < .8); continue
+            size = shape[d]; d += 1
+            if k == 'int': key.append(rnd.randrange(-size, size))
+            elif k == 'slice': key.append(slice(rnd.choice([None, 0, 1]), rnd.choice([None, -1, size]), rnd.choice([None, 1, 2])))
+            elif k == 'idx': key.append(('t', [rnd.randrange(-size, size) for _ in range(2)]))
+            elif k == 'idx2': key.append(('t', [[rnd.randrange(size) for _ in range(2)] for _ in range(2)]))
+            elif k == 'list': key.append([rnd.randrange(size), rnd.randrange(size)])
+            else: key.append(('t', [rnd.random() < .5 for _ in range(size)]))
+        keys.append(tuple(key))
+    return keys
+
+
+def _key(L, key):
+    return tuple(L.tensor(k[1]) if isinstance(k, tuple) else k for k in key)
+
+
+KEYS = _random_keys(150) + [(3, None, ('t', [[0, 1], [1, 0]])), (1, slice(None), ('t', [0, 1])),
+                            (slice(0, -1), ('t', [True, False, False]), Ellipsis, ('t', [2, 3]), 0)]
+
+
+@pytest.mark.parametrize('key', KEYS, ids=[str(i) for i in range(len(KEYS))])
+def test_mixed_getitem_setitem(key):
+    tx = torch.arange(120.).reshape(2, 3, 4, 5).requires_grad_(); mx = mt.tensor(tx.detach().numpy(), requires_grad=True)
+    if key[0] == 3:   # the example on a 4x3 matrix
+        tx = torch.arange(12.).reshape(4, 3).requires_grad_(); mx = mt.tensor(tx.detach().numpy(), requires_grad=True)
+    try: ty = tx[_key(torch, key)]
+    except Exception as e:
+        with pytest.raises(type(e)): mx[_key(mt, key)]
+        return
+    my = mx[_key(mt, key)]
+    assert tuple(my.shape) == tuple(ty.shape)
+    _close(my, ty)
+    g = torch.arange(1., 1 + ty.numel()).reshape(ty.shape)
+    (ty * g).sum().backward(); (my * mt.tensor(g.numpy())).sum().backward()
+    _close(mx.grad, tx.grad)
+    # writes: a scalar, and a tensor of the indexed shape (with gradients to the value and the base)
+    tb, mb = tx.detach().clone(), mx.detach().clone()
+    tb[_key(torch, key)] = -1.; mb[_key(mt, key)] = -1.
+    _close(mb, tb)
+    if ty.numel() and _unique_targets(tx, key):
+        tv, mv = _pair(g.numpy().tolist() if g.ndim else g.item())
+        tb, mb = tx * 1, mx * 1
+        tb[_key(torch, key)] = tv * 2; mb[_key(mt, key)] = mv * 2
+        _close(mb, tb)
+        w = torch.arange(tb.numel(), dtype=torch.float32).reshape(tb.shape)
+        tx.grad = None; mx.grad = None
+        (tb * w).sum().backward(); (mb * mt.tensor(w.numpy())).sum().backward()
+        _close(mx.grad, tx.grad); _close(mv.grad, tv.grad)
+
+
+def _unique_targets(tx, key):
+    "Whether the key writes every position at most once (repeated writes have no defined winner)."
+    pos = torch.arange(tx.numel()).reshape(tx.shape)[_key(torch, key)]
+    return pos.numel() == pos.unique().numel()
