@@ -9,9 +9,11 @@ import math
 from typing import Any, Sequence
 import numpy as np
 from . import dtypes as dt
-from .tensors import Tensor, tensor, zeros, patch
+from .tensors import Tensor, tensor, zeros, zeros_like, patch
 from .ops import (where, exp, log, log1p, sqrt, sin, abs, trunc, isnan, isinf, isposinf, isneginf, signbit,
-                  maximum, minimum, clamp, pow)
+                  maximum, minimum, clamp, pow, cos, isfinite, check_kernel, need_tensors, opmath, torch_name, binary_forward,
+                  _result_type, _cj)
+from .autograd import Function
 from .reductions import sum, mm, mv, bmm, outer, return_types, matmul, _rtype
 from .views import narrow, cat, stack, gather, sort, reshape, flatten
 
@@ -28,10 +30,32 @@ __all__ = ['addmm', 'addmv', 'addr', 'baddbmm', 'addbmm', 'addcmul', 'addcdiv', 
            'cumulative_trapezoid', 'tril_indices', 'triu_indices', 'vander', 'combinations']
 
 # %% ../nbs/08d_more_ops.ipynb #49d9d026
+class _Pointwise(Function):
+    """A pointwise op given by two formulas: `fwd(*args)` (run without a graph, in float32 for half tensors)
+    and PyTorch's derivative `bwd(ctx, g, *args, out)`, one gradient per argument."""
+    @classmethod
+    def forward(cls, ctx, *args):
+        ctx.args = args
+        ctx.out = out = cls.fwd(*args)
+        return out
+    @classmethod
+    def backward(cls, ctx, g):
+        return cls.bwd(ctx, g, *ctx.args, ctx.out)
+
+def _pointwise(node: str, fwd: Any, bwd: Any) -> Any:
+    "The `apply` of a `_Pointwise` op whose backward node is called `node`."
+    return type(node.replace('Backward', ''), (_Pointwise,), {'_node_name': node, 'fwd': staticmethod(fwd),
+                                                              'bwd': staticmethod(bwd)}).apply
+
 def _axpby(input: Tensor, prod: Tensor, beta: Any, alpha: Any) -> Tensor:
     "`beta * input + alpha * prod`, skipping `input` when `beta == 0`."
     if not (prod.dtype.is_floating_point or prod.dtype.is_complex):   # PyTorch truncates the scalars for integer tensors
         beta, alpha = int(beta), int(alpha)
+    if input.dim() > prod.dim():
+        from minitorch.autograd import _type_name
+        raise RuntimeError(f"expand({_type_name(input)}{{{list(input.shape)}}}, size={list(prod.shape)}): the number of "
+                           f"sizes provided ({prod.dim()}) must be greater or equal to the number of dimensions in "
+                           f"the tensor ({input.dim()})")
     r = prod if alpha == 1 else prod * alpha
     if beta == 0: return r + zeros((), dtype=r.dtype, device=r.device).expand(*input.shape)
     return r + (input if beta == 1 else input * beta)
@@ -42,6 +66,8 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: An
 
 def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
     "`beta * input + alpha * (mat @ vec)`."
+    if input.dim() > 1 or mat.dim() != 2 or vec.dim() != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got {input.dim()}, {mat.dim()}, {vec.dim()}")
     return _axpby(input, mv(mat, vec), beta, alpha)
 
 def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
@@ -56,11 +82,19 @@ def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alph
     "`beta * input + alpha * sum_b batch1[b] @ batch2[b]`."
     return _axpby(input, bmm(batch1, batch2).sum(0), beta, alpha)
 
+_addcmul = _pointwise('AddcmulBackward0',
+    lambda x, a, b, v, d: opmath(lambda x, a, b: x + (a * v) * b, x, a, b, out_dtype=d),
+    lambda ctx, g, x, a, b, v, d, out: (g, g * _cj(b * v), g * _cj(a * v), None, None))
+_addcdiv = _pointwise('AddcdivBackward0',
+    lambda x, a, b, v, d: opmath(lambda x, a, b: x + (a * v) / b, x, a, b, out_dtype=d),
+    lambda ctx, g, x, a, b, v, d, out: (g, g * _cj(v / b), -g * _cj(v * a / (b * b)), None, None))
+
 def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
-    "`input + value * tensor1 * tensor2`."
-    p = tensor1 * tensor2
-    if not (p.dtype.is_floating_point or p.dtype.is_complex): value = int(value)
-    return input + (p if value == 1 else p * value)
+    "`input + value * tensor1 * tensor2`, in float32 for half tensors (PyTorch's order: `(value * t1) * t2`)."
+    d = dt.result_type(input, tensor1, tensor2)
+    check_kernel('addcmul', d)
+    if not (d.is_floating_point or d.is_complex): value = int(value)
+    return _addcmul(input, tensor1, tensor2, value, d)
 
 def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
     "`input + value * tensor1 / tensor2` (integer tensors are refused, as in PyTorch)."
@@ -72,25 +106,19 @@ def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) 
                            "for integer inputs and as (input + value * tensor1 / tensor2) for float inputs. The future "
                            "addcdiv behavior is just the latter implementation: (input + value * tensor1 / tensor2), "
                            "for all dtypes.")
-    q = tensor1 / tensor2
-    return input + (q if value == 1 else q * value)
+    return _addcdiv(input, tensor1, tensor2, value, dt.result_type(input, tensor1, tensor2))
 
 # %% ../nbs/08d_more_ops.ipynb #ce2c64c8
-_SCALAR_NAMES = {'int64': 'Long', 'int32': 'Int', 'int16': 'Short', 'int8': 'Char', 'uint8': 'Byte', 'bool': 'Bool'}
-
 def _need_float(name: str, *ts: Any) -> None:
     "Raise PyTorch's `NotImplementedError` for a kernel that has no integer/bool version."
     for t in ts:
         if isinstance(t, Tensor) and not (t.dtype.is_floating_point or t.dtype.is_complex):
-            n = str(t.dtype).split('.')[-1]
-            raise NotImplementedError(f'"{name}" not implemented for \'{_SCALAR_NAMES.get(n, n)}\'')
+            raise NotImplementedError(f'"{name}" not implemented for \'{torch_name(t.dtype)}\'')
 
 def _need_float2(name: str, a: Any, b: Any) -> None:
     "Binary kernels with no integer version: both arguments must be tensors, at least one floating point."
-    for v in (a, b):
-        if not isinstance(v, Tensor): raise TypeError(f"{name}(): argument 'other' (position 2) must be Tensor, not {type(v).__name__}")
-    if not builtins.any(v.dtype.is_floating_point or v.dtype.is_complex for v in (a, b)):
-        _need_float(f"{name}_cpu", a)
+    need_tensors(name, a, b)
+    check_kernel(name, dt.promote_types(a.dtype, b.dtype))
 
 def _same_dtype(name: str, *ts: Tensor) -> None:
     for t in ts[1:]:
@@ -101,74 +129,151 @@ def _float(x: Tensor) -> Tensor:
     "Integer and bool tensors become the default float dtype."
     return x if (x.dtype.is_floating_point or x.dtype.is_complex) else x.to(dt.get_default_dtype())
 
+_C10_NAMES = {'float32': 'float', 'float64': 'double', 'float16': 'c10::Half', 'bfloat16': 'c10::BFloat16',
+              'complex64': 'c10::complex<float>', 'complex128': 'c10::complex<double>', 'complex32': 'c10::complex<c10::Half>'}
+
+def _lerp_fwd(x: Tensor, e: Tensor, w: Any) -> Tensor:
+    "PyTorch's lerp: `x + w (e - x)` for |w| < 0.5, else `e - (e - x)(1 - w)` (exact at both ends)."
+    def f(x, e, w):
+        if not isinstance(w, Tensor): return x + w * (e - x) if builtins.abs(w) < 0.5 else e - (e - x) * (1 - w)
+        return where(abs(w) < 0.5, x + w * (e - x), e - (e - x) * (1 - w))
+    return opmath(f, x, e, w, out_dtype=x.dtype)
+
+_lerp = _pointwise('LerpBackward0', _lerp_fwd, lambda ctx, g, x, e, w, out: (
+    g * _cj(1 - w), g * _cj(w), (g * _cj(e - x)) if isinstance(w, Tensor) else None))
+
 def lerp(input: Tensor, end: Tensor, weight: Any) -> Tensor:
-    "`input + weight * (end - input)` (floating point only)."
+    "`input + weight * (end - input)` (floating point only), computed as PyTorch does."
+    if not isinstance(end, Tensor):
+        raise TypeError(f"lerp() received an invalid combination of arguments - got (Tensor, {type(end).__name__}, "
+                        f"{type(weight).__name__}), but expected (Tensor input, Tensor end, Tensor/Number weight)")
     _need_float('lerp_kernel_scalar' if not isinstance(weight, Tensor) else 'lerp_kernel_tensor', input, end)
-    if end.dtype != input.dtype: raise RuntimeError(f"expected dtype {input.dtype} for `end` but got dtype {end.dtype}")
-    if isinstance(weight, Tensor) and weight.dtype != input.dtype:
-        raise RuntimeError(f"expected dtype {input.dtype} for `weight` but got dtype {weight.dtype}")
-    return input + weight * (end - input)
+    for n, t in (('end', end), ('weight', weight)):
+        if isinstance(t, Tensor) and t.dtype != input.dtype:
+            raise RuntimeError(f"expected dtype {_C10_NAMES.get(input.dtype.name, input.dtype.name)} for `{n}` but got "
+                               f"dtype {_C10_NAMES.get(t.dtype.name, t.dtype.name)}")
+    return _lerp(input, end, weight)
+
+def _lae_fwd(a: Tensor, b: Tensor, two: bool) -> Tensor:
+    "PyTorch's logaddexp(2): `max + log1p(exp(-|a - b|))`, `a` where both are the same infinity; complex by real part."
+    def f(a, b):
+        if a.dtype.is_complex:
+            sw = b.real < a.real
+            mn, mx = where(sw, b, a), where(sw, a, b)
+            r = log1p(exp(mn - mx)) + mx
+            inf = ~isfinite(mn.real) & (mn.real == mx.real)
+            r = where(inf, where(mn.real < 0, mn, log(exp(mn) + exp(mx))), r)
+            return where(isnan(mn.real) | isnan(mn.imag), complex(float('nan'), float('nan')), r)
+        m = where(a < b, b, a)
+        d = -abs(a - b)
+        r = m + (log1p(exp(d)) if not two else log1p(pow(2.0, d)) * (1 / math.log(2)))
+        return where(isinf(a) & (a == b), a, r)
+    return opmath(f, a, b)
+
+_logaddexp = _pointwise('LogaddexpBackward0', lambda a, b: _lae_fwd(a, b, False), lambda ctx, g, a, b, out: (
+    g / _cj(1 + exp(b - a)), g / _cj(1 + exp(a - b))))
+_logaddexp2 = _pointwise('Logaddexp2Backward0', lambda a, b: _lae_fwd(a, b, True), lambda ctx, g, a, b, out: (
+    g / (1 + pow(2.0, b - a)), g / (1 + pow(2.0, a - b))))
 
 def logaddexp(input: Tensor, other: Tensor) -> Tensor:
-    "`log(exp(input) + exp(other))`, computed stably (floating point only)."
+    "`log(exp(input) + exp(other))`, computed stably (floating point and complex)."
     _need_float2('logaddexp', input, other)
-    a, b = input, other
-    m = maximum(a, b)
-    d = where(a == b, 0.0, a - b)
-    return m + log1p(exp(-abs(d)))
+    return _logaddexp(input, other)
 
 def logaddexp2(input: Tensor, other: Tensor) -> Tensor:
     "`log2(2**input + 2**other)`, computed stably (floating point only)."
     _need_float2('logaddexp2', input, other)
-    a, b = input, other
-    m = maximum(a, b)
-    d = where(a == b, 0.0, a - b)
-    return m + log1p(exp(-abs(d) * math.log(2))) / math.log(2)
+    return _logaddexp2(input, other)
+
+_hypot = _pointwise('HypotBackward0', lambda a, b: binary_forward('hypot', a, b),
+                    lambda ctx, g, a, b, out: (g * a / out, g * b / out))
 
 def hypot(input: Tensor, other: Tensor) -> Tensor:
-    "`sqrt(input**2 + other**2)` (floating point only)."
+    "`sqrt(input**2 + other**2)` without overflow or underflow (floating point only)."
     _need_float2('hypot', input, other)
-    return sqrt(input * input + other * other)
+    return _hypot(input, other)
+
+def _xlogy_fwd(x: Tensor, y: Tensor) -> Tensor:
+    "PyTorch's xlogy: NaN where `y` is NaN, else 0 where `x == 0`, else `x log y`."
+    return opmath(lambda x, y: where(isnan(y), y, where(x == 0, 0.0, x * log(y))), x, y)
+
+_xlogy_tt = _pointwise('XlogyBackward0', _xlogy_fwd, lambda ctx, g, x, y, out: (
+    where((x == 0) & (y <= 0), 0.0, _xlogy_fwd(g, y)), g * x / y))
+_xlogy_ts = _pointwise('XlogyBackward2', _xlogy_fwd, lambda ctx, g, x, y, out: (_xlogy_fwd(g, y), None))
+_xlogy_st = _pointwise('XlogyBackward1', _xlogy_fwd, lambda ctx, g, x, y, out: (None, g * x / y))
 
 def xlogy(input: Any, other: Any) -> Tensor:
-    "`input * log(other)`, 0 where `input == 0` (unless `other` is NaN)."
-    x = input if isinstance(input, Tensor) else tensor(input)
-    y = other if isinstance(other, Tensor) else tensor(other)
-    d = dt.result_type(input, other) if isinstance(input, Tensor) or isinstance(other, Tensor) else dt.get_default_dtype()
-    x, y = _float(x.to(d)), _float(y.to(d))
-    ys = where(x == 0, 1.0, y)
-    r = where(x == 0, 0.0, x * log(ys))
-    return where(isnan(y), float('nan'), r)
+    "`input * log(other)`, 0 where `input == 0` (unless `other` is NaN); the dtype as PyTorch promotes it."
+    d = _result_type(input, other) if isinstance(input, Tensor) or isinstance(other, Tensor) else dt.get_default_dtype()
+    check_kernel('xlogy', d)
+    d = d if d.is_floating_point or d.is_complex else dt.get_default_dtype()
+    dev = input.device if isinstance(input, Tensor) else other.device
+    x = input.to(d) if isinstance(input, Tensor) else tensor(input, dtype=d, device=dev)   # scalars stay in `d`
+    y = other.to(d) if isinstance(other, Tensor) else tensor(other, dtype=d, device=dev)
+    f = _xlogy_tt if isinstance(input, Tensor) and isinstance(other, Tensor) else \
+        _xlogy_ts if isinstance(input, Tensor) else _xlogy_st
+    return f(x, y)
+
+def _logit_bwd(ctx, g, x, eps, out):
+    xs = x.to(g.dtype)
+    r = g / (xs * (1 - xs))
+    if eps is None: return where((xs < 0) | (xs > 1), float('nan'), where((xs == 0) | (xs == 1), g * math.inf, r)), None
+    return where((xs < eps) | (xs > 1 - eps), 0.0, r), None
+
+def _logit_fwd(x: Tensor, eps: Any) -> Tensor:
+    x = _float(x)
+    if eps is not None:   # PyTorch rounds the bounds to the input dtype first (1 - 1e-3 is 1.0 in bfloat16)
+        lo, hi = (tensor(v, dtype=x.dtype).item() for v in (eps, 1 - eps))
+    def f(z):
+        if eps is not None: z = clamp(z, lo, hi)
+        return log(z / (1 - z))
+    return opmath(f, x)
+
+_logit = _pointwise('LogitBackward0', _logit_fwd, _logit_bwd)
 
 def logit(input: Tensor, eps: float | None = None) -> Tensor:
     "`log(p / (1 - p))`, with `p` clamped to `[eps, 1 - eps]` when `eps` is given."
-    z = _float(input)
-    if eps is not None: z = clamp(z, eps, 1 - eps)
-    return log(z / (1 - z))
+    check_kernel('logit', input.dtype)
+    return _logit(input, eps)
+
+def _sinc_fwd(x: Tensor) -> Tensor:
+    "PyTorch's sinc: 1 at 0, else `sin(pi x) / (pi x)` with `pi x` rounded once in the compute type."
+    def f(x):
+        px = x * math.pi
+        return where(x == 0, 1.0, sin(px) / px)
+    return opmath(f, _float(x))
+
+def _sinc_bwd(ctx, g, x, out):
+    x = _float(x)
+    spi, s2pi = x * math.pi, x * x * math.pi
+    r = g * _cj(((spi * cos(spi)) - sin(spi)) / s2pi)
+    return (where(s2pi == 0, 0.0, r),)
+
+_sinc = _pointwise('SincBackward0', _sinc_fwd, _sinc_bwd)
 
 def sinc(input: Tensor) -> Tensor:
     "Normalized sinc `sin(pi x) / (pi x)`, 1 at 0."
-    x = _float(input)
-    z = x == 0
-    px = where(z, 1.0, x) * math.pi
-    return where(z, 1.0, sin(px) / px)
+    return _sinc(input)
 
 def frac(input: Tensor) -> Tensor:
     "`input - trunc(input)` (floating point only)."
-    _need_float('frac_cpu', input)
-    return input - trunc(input)
+    check_kernel('frac', input.dtype)
+    return opmath(lambda x: x - trunc(x), input)
 
 def deg2rad(input: Tensor) -> Tensor:
     "Degrees to radians."
+    check_kernel('deg2rad', input.dtype)
     return _float(input) * (math.pi / 180)
 
 def rad2deg(input: Tensor) -> Tensor:
     "Radians to degrees."
+    check_kernel('rad2deg', input.dtype)
     return _float(input) * (180 / math.pi)
 
 def heaviside(input: Tensor, values: Tensor) -> Tensor:
     "Step function: 0 below 0, `values` at 0, 1 above."
-    if not isinstance(values, Tensor): raise TypeError(f"heaviside(): argument 'values' (position 2) must be Tensor, not {type(values).__name__}")
+    need_tensors('heaviside', input, values, names=('input', 'values'))
+    check_kernel('heaviside', input.dtype)
     if input.dtype != values.dtype:
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes")
     x = input.detach()
@@ -184,28 +289,43 @@ def float_power(input: Any, exponent: Any) -> Tensor:
     if not isinstance(x, Tensor): x = tensor(x, dtype=d)
     return pow(x, e)
 
+def _copysign_bwd(ctx, g, a, b, d, out):
+    ratio = out / a.to(out.dtype)
+    ga = g * where(a == 0, 0.0, ratio)
+    return ga, zeros_like(b) if isinstance(b, Tensor) and b.dtype.is_floating_point else None, None
+
+_copysign_t = _pointwise('CopysignBackward0', lambda a, b, d: binary_forward('copysign', a, b, d), _copysign_bwd)
+_copysign_s = _pointwise('CopysignBackward1', lambda a, b, d: binary_forward('copysign', a, b, d), _copysign_bwd)
+
 def copysign(input: Tensor, other: Any) -> Tensor:
-    "`|input|` with the sign of `other`."
-    o = other if isinstance(other, Tensor) else tensor(other)
-    d = dt.promote_types(input.dtype, o.dtype) if isinstance(other, Tensor) else input.dtype
-    a = _float(input.to(d))
-    return abs(a) * where(signbit(o.detach()), -1.0, 1.0)
+    "`|input|` with the sign of `other` (the gradient of `other` is zero, as in PyTorch)."
+    d = _result_type(input, other)
+    check_kernel('copysign', d)
+    d = d if d.is_floating_point else dt.get_default_dtype()
+    return (_copysign_t if isinstance(other, Tensor) else _copysign_s)(input, other, d)
 
 def fmax(input: Tensor, other: Tensor) -> Tensor:
     "Elementwise maximum that ignores NaN (NaN only where both are NaN)."
-    if not isinstance(other, Tensor): raise TypeError(f"fmax(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
+    need_tensors('fmax', input, other)
+    check_kernel('fmax', dt.promote_types(input.dtype, other.dtype))
     c = (input.detach() >= other.detach()) | isnan(other.detach())
     return where(c, input, other)
 
 def fmin(input: Tensor, other: Tensor) -> Tensor:
     "Elementwise minimum that ignores NaN (NaN only where both are NaN)."
-    if not isinstance(other, Tensor): raise TypeError(f"fmin(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
+    need_tensors('fmin', input, other)
+    check_kernel('fmin', dt.promote_types(input.dtype, other.dtype))
     c = (input.detach() <= other.detach()) | isnan(other.detach())
     return where(c, input, other)
 
 # %% ../nbs/08d_more_ops.ipynb #04051538
 def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None, neginf: float | None = None) -> Tensor:
     "Replace NaN, +inf and -inf by `nan`, `posinf` (default the dtype's max) and `neginf` (its min)."
+    if input.dtype.is_complex:   # each part on its own, as PyTorch (which has no derivative here)
+        if input.requires_grad:
+            raise RuntimeError("nan_to_num does not support automatic differentiation for outputs with complex dtype.")
+        re, im = (nan_to_num(p, nan, posinf, neginf) for p in (input.real, input.imag))
+        return (re.to(input.dtype) + im.to(input.dtype) * 1j).to(input.dtype)
     if not (input.dtype.is_floating_point): return input.clone()
     fi = dt.finfo(input.dtype)
     pi = fi.max if posinf is None else posinf
@@ -654,7 +774,9 @@ def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Ten
     _need_float('histogram_cpu', input)
     a = input.detach().cpu().numpy().reshape(-1)
     lo, hi = float(min), float(max)
-    if lo == hi and a.size: lo, hi = float(a.min()), float(a.max())
+    if lo == hi and a.size: lo, hi = float(a.min()), float(a.max())   # NaN data gives a NaN range
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        raise RuntimeError(f"torch.histc: range of [{lo:g}, {hi:g}] is not finite")
     if lo == hi: lo, hi = lo - 1, hi + 1
     if lo > hi: raise RuntimeError(f"torch.histc: max must be larger than min")
     t = np.asarray(a, dtype=a.dtype)

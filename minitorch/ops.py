@@ -22,13 +22,15 @@ __all__ = ['multiply', 'subtract', 'divide', 'neg', 'abs', 'exp', 'exp2', 'log',
            'rsqrt', 'sin', 'cos', 'tan', 'tanh', 'sinh', 'cosh', 'asin', 'acos', 'atan', 'asinh', 'acosh', 'atanh',
            'sigmoid', 'relu', 'reciprocal', 'square', 'erf', 'sign', 'floor', 'ceil', 'trunc', 'negative', 'absolute',
            'arcsin', 'arccos', 'arctan', 'arcsinh', 'arccosh', 'arctanh', 'fix', 'greater', 'greater_equal', 'less',
-           'less_equal', 'not_equal', 'clip', 'arctan2', 'binary_forward', 'unary_forward', 'sum_to_shape', 'Add',
-           'Sub', 'Mul', 'Div', 'RoundedDiv', 'Remainder', 'Fmod', 'Pow', 'Maximum', 'Minimum', 'add', 'sub', 'rsub',
-           'mul', 'div', 'floor_divide', 'remainder', 'fmod', 'pow', 'maximum', 'minimum', 'true_divide', 'Unary',
-           'round', 'sgn', 'positive', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'logical_and', 'logical_or', 'logical_xor',
-           'logical_not', 'bitwise_and', 'bitwise_or', 'bitwise_xor', 'bitwise_not', 'isnan', 'isinf', 'isfinite',
-           'isposinf', 'isneginf', 'signbit', 'isclose', 'allclose', 'equal', 'Where', 'where', 'Clamp', 'clamp',
-           'clamp_min', 'clamp_max', 'atan2', 'ToCopy', 'Clone', 'clone', 'Conj', 'conj', 'real', 'imag']
+           'less_equal', 'not_equal', 'clip', 'arctan2', 'preserve_format', 'contiguous_format', 'channels_last',
+           'channels_last_3d', 'binary_forward', 'unary_forward', 'torch_name', 'check_kernel', 'need_tensors',
+           'opmath', 'sum_to_shape', 'Add', 'Sub', 'Mul', 'Div', 'RoundedDiv', 'FloorDivide', 'Remainder', 'Fmod',
+           'Pow', 'Maximum', 'Minimum', 'add', 'sub', 'rsub', 'mul', 'div', 'floor_divide', 'remainder', 'fmod', 'pow',
+           'maximum', 'minimum', 'true_divide', 'Unary', 'round', 'sgn', 'positive', 'eq', 'ne', 'lt', 'le', 'gt', 'ge',
+           'logical_and', 'logical_or', 'logical_xor', 'logical_not', 'bitwise_and', 'bitwise_or', 'bitwise_xor',
+           'bitwise_not', 'isnan', 'isinf', 'isfinite', 'isposinf', 'isneginf', 'signbit', 'isclose', 'allclose',
+           'equal', 'Where', 'where', 'Clamp', 'clamp', 'clamp_min', 'clamp_max', 'atan2', 'ToCopy', 'memory_format',
+           'Clone', 'clone', 'Conj', 'conj', 'real', 'imag']
 
 # %% ../nbs/08_ops.ipynb #4a83b360
 _Number = (builtins.int, builtins.float, builtins.bool, builtins.complex)
@@ -94,16 +96,27 @@ def _broadcast(sa: tuple, sb: tuple) -> tuple:
 def binary_forward(op: str, a: Any, b: Any, dtype_: dtype | None = None, out_dtype: dtype | None = None) -> Tensor:
     "Promote `a`, `b` (to `dtype_` if given), broadcast, and run backend zip `op`; a tensor without history."
     d = dtype_ or _result_type(a, b)
+    if op in _REFUSE: check_kernel(op, d)
     dev = _device_of(a, b)
     bk = get_backend(dev.type)
+    od = out_dtype or d
+    if d.name in _LOW16 and op in _OPMATH_SCALAR and _opmath_scalar(op, a, b, d):
+        d = dt.float32   # PyTorch keeps a scalar factor/divisor of a half tensor in float32 and rounds once
     ad, bd = _data_as(a, d, bk), _data_as(b, d, bk)
     if ad.shape != bd.shape:
         shape = _broadcast(ad.shape, bd.shape)
         if not bk._np_broadcasts:
             if ad.shape != shape: ad = _expand_data(ad, shape)
             if bd.shape != shape: bd = _expand_data(bd, shape)
-    od = out_dtype or d
     return Tensor._make(bk.zip(op, ad, bd, od), od, dev)
+
+_OPMATH_SCALAR = ('mul', 'div', 'floor_divide')
+
+def _opmath_scalar(op: str, a: Any, b: Any, d: dtype) -> bool:
+    "Whether `b` (or `a`, for `mul`) is a Python scalar or a 0-d tensor of another dtype: PyTorch's opmath scalar."
+    for x in ((b, a) if op == 'mul' else (b,)):
+        if not isinstance(x, Tensor) or (x.ndim == 0 and x.dtype is not d): return True
+    return False
 
 def unary_forward(op: str, x: Tensor, out_dtype: dtype | None = None, in_dtype: dtype | None = None) -> Tensor:
     "Run backend map `op` on `x` (cast to `in_dtype` first if given)."
@@ -115,6 +128,75 @@ def unary_forward(op: str, x: Tensor, out_dtype: dtype | None = None, in_dtype: 
 def _float_of(d: dtype) -> dtype:
     "The dtype a float-valued op gives for input dtype `d` (integers and bool -> default float)."
     return d if d.is_floating_point or d.is_complex else dt.get_default_dtype()
+
+_TORCH_NAMES = {'bool': 'Bool', 'uint8': 'Byte', 'int8': 'Char', 'int16': 'Short', 'int32': 'Int', 'int64': 'Long',
+                'float16': 'Half', 'bfloat16': 'BFloat16', 'float32': 'Float', 'float64': 'Double',
+                'complex32': 'ComplexHalf', 'complex64': 'ComplexFloat', 'complex128': 'ComplexDouble'}
+
+def torch_name(d: dtype) -> str:
+    "PyTorch's name of dtype `d` in its error messages (`Float`, `ComplexDouble`, `Byte`, ...)."
+    return _TORCH_NAMES[d.name]
+
+def _kind(d: dtype) -> str:
+    return 'b' if d is dt.bool else 'c' if d.is_complex else 'f' if d.is_floating_point else 'i'
+
+_NI = NotImplementedError
+_REFUSE: dict = {}   # kernel op -> {dtype kind: (exception class, message)}; '{t}' is PyTorch's dtype name
+
+def _refuse(ops: str, kinds: str, kernel: str | None = None, msg: str | None = None, exc: type = _NI) -> None:
+    "Record that the kernels `ops` have no version for the dtype `kinds` ('b'ool, 'i'nt, 'f'loat, 'c'omplex)."
+    for op in ops.split():
+        m = msg or f'"{(kernel or op + "_cpu").replace("*", op)}" not implemented for \'{{t}}\''
+        _REFUSE.setdefault(op, {}).update({k: (exc, m) for k in kinds})
+
+_refuse('abs', 'b')
+_refuse('floor ceil trunc round', 'b', '*_vml_cpu')
+for _o in ('floor', 'ceil', 'trunc'): _refuse(_o, 'c', msg=f"{_o} is not supported for complex inputs")
+_refuse('round erf', 'c', '*_vml_cpu')
+_refuse('round_decimals', 'bic', 'round_cpu')
+_refuse('relu', 'b', msg="Boolean inputs not supported for relu", exc=RuntimeError)
+_refuse('relu clamp', 'c', msg="clamp is not supported for complex types")
+_refuse('sign', 'c', msg="Unlike NumPy, torch.sign is not intended to support complex numbers. Please use torch.sgn instead.")
+_refuse('positive', 'b', msg="The `+` operator, on a bool tensor is not supported.", exc=RuntimeError)
+_refuse('neg', 'b', msg="Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a "
+        "mask, use the `~` or `logical_not()` operator instead.", exc=RuntimeError)
+for _o in ('isposinf', 'isneginf'): _refuse(_o, 'c', msg=f"{_o} does not support complex inputs.", exc=RuntimeError)
+_refuse('signbit', 'c', msg="signbit is not implemented for complex tensors.")
+_refuse('bitwise_not bitwise_and bitwise_or bitwise_xor', 'fc')
+_refuse('floor_divide', 'bc', 'div_floor_cpu'); _refuse('trunc_divide', 'bc', 'div_trunc_cpu')
+_refuse('remainder fmod', 'bc'); _refuse('pow', 'b', 'pow')
+for _o in ('maximum', 'minimum', 'fmax', 'fmin'): _refuse(_o, 'c', msg=f"{_o} not implemented for complex tensors.", exc=RuntimeError)
+_refuse('atan2 lt le gt ge xlogy copysign logit', 'c')
+_refuse('frac', 'bic'); _refuse('logaddexp', 'bi'); _refuse('logaddexp2 hypot', 'bic')
+for _o in ('deg2rad', 'rad2deg'): _refuse(_o, 'c', msg=f"{_o} is not supported for complex tensors.", exc=RuntimeError)
+_refuse('heaviside', 'c', msg="heaviside is not yet implemented for complex tensors.", exc=RuntimeError)
+_refuse('addcmul', 'b', 'addcmul_cpu_out')
+
+def check_kernel(op: str, d: dtype) -> None:
+    "Raise PyTorch's error when pointwise kernel `op` has no version for dtype `d` (the one gate every op passes)."
+    r = _REFUSE.get(op)
+    if r is not None:
+        e = r.get(_kind(d))
+        if e is not None: raise e[0](e[1].format(t=torch_name(d)))
+
+def need_tensors(name: str, *args: Any, names: tuple = ('input', 'other')) -> None:
+    "PyTorch's TypeError for ops whose arguments must be tensors (no Python scalars)."
+    for i, (a, n) in enumerate(zip(args, names)):
+        if not isinstance(a, Tensor):
+            raise TypeError(f"{name}(): argument '{n}' (position {i + 1}) must be Tensor, not {type(a).__name__}")
+
+_LOW16 = ('float16', 'bfloat16')
+
+def opmath(fn: Any, *xs: Any, out_dtype: dtype | None = None) -> Any:
+    """Run `fn(*xs)` in float32 when the result is float16/bfloat16 and round once at the end (PyTorch's "opmath":
+    a composite of several ops in half precision would round after each step). Differentiable."""
+    d = out_dtype
+    if d is None:
+        ts = [x for x in xs if isinstance(x, Tensor)]
+        d = ts[0].dtype if len(ts) == 1 else dt.result_type(*xs) if ts else None
+    if d is None or d.name not in _LOW16: return fn(*xs)
+    up = [x.to(dt.float32) if isinstance(x, Tensor) and x.dtype.name in _LOW16 else x for x in xs]
+    return fn(*up).to(d)
 
 def _cj(x: Any) -> Any:
     "Complex conjugate for complex tensors and Python complex scalars (the conjugate Wirtinger convention), identity otherwise."
@@ -151,10 +233,14 @@ class Sub(Function):
     _node_name = 'SubBackward0'
     @staticmethod
     def forward(ctx, a, b):
-        if (isinstance(a, Tensor) and a.dtype is dt.bool) and (isinstance(b, Tensor) and b.dtype is dt.bool
-                                                             or isinstance(b, builtins.bool)):
+        ba = isinstance(a, builtins.bool) or isinstance(a, Tensor) and a.dtype is dt.bool
+        bb = isinstance(b, builtins.bool) or isinstance(b, Tensor) and b.dtype is dt.bool
+        if ba and bb:
             raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. Use the "
                                "`^` or `logical_xor()` operator instead.")
+        if ba or bb:
+            raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying "
+                               "to invert a mask, use the `~` or `logical_not()` operator instead.")
         return binary_forward('sub', a, b)
     @staticmethod
     def backward(ctx, g):
@@ -208,6 +294,13 @@ class RoundedDiv(Function):
     def backward(ctx, g):
         return zeros_like(g), zeros_like(g), None
 
+class FloorDivide(RoundedDiv):
+    "a // b: PyTorch defines no derivative, so backward refuses."
+    _node_name = 'NotImplemented'
+    @staticmethod
+    def backward(ctx, g):
+        raise RuntimeError("derivative for aten::floor_divide is not implemented")
+
 class Remainder(Function):
     "a % b with the divisor's sign (Python's %): d/da = 1, d/db = -floor(a / b)."
     _node_name = 'RemainderBackward0'
@@ -238,7 +331,9 @@ class Pow(Function):
     _node_name = 'PowBackward0'
     @staticmethod
     def forward(ctx, a, b):
-        out = binary_forward('pow', a, b)
+        out = _int_pow(a, b)
+        if out is None: out = _pow_special(a, b)
+        if out is None: out = binary_forward('pow', a, b)
         ctx.sa, ctx.sb = (a if not isinstance(a, Tensor) else None), (b if not isinstance(b, Tensor) else None)
         ctx.save_for_backward(a if isinstance(a, Tensor) else None, b if isinstance(b, Tensor) else None, out)
         return out
@@ -254,10 +349,41 @@ class Pow(Function):
                 ga = g * _cj(b * a ** (b - 1))
                 if isinstance(b, Tensor): ga = where(b == 0, 0.0, ga)
         if ctx.needs_input_grad[1]:
-            base = a if isinstance(a, Tensor) else tensor(a, dtype=g.dtype)
-            gb = g * _cj(out * log(base))
+            base = (a if isinstance(a, Tensor) else tensor(a)).to(g.dtype)   # never through float32 (uint8 base)
+            gb = g * _cj(out.to(g.dtype) * log(base))
             if not g.dtype.is_complex: gb = where((base == 0) & (b >= 0), 0.0, gb)
         return ga, gb
+
+def _int_pow(a: Any, b: Any) -> Tensor | None:
+    "Integer power with negative exponents as PyTorch computes it (None when the backend's `pow` applies)."
+    d = _result_type(a, b)
+    if d.is_floating_point or d.is_complex: return None
+    if not isinstance(b, Tensor):
+        if not isinstance(b, builtins.bool) and isinstance(b, builtins.int) and b < 0:
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
+        return None
+    if d is dt.bool or b.dtype is dt.bool or not builtins.bool((b < 0).any()): return None
+    neg = b < 0
+    r = binary_forward('pow', a, where(neg, 0, b), d)
+    at = a if isinstance(a, Tensor) else tensor(a, dtype=d)
+    odd = binary_forward('remainder', b, 2, d) != 0
+    special = where(at == 1, 1, where(at == -1, where(odd, -1, 1), 0)).to(d)
+    return where(neg, special, r).to(d)
+
+def _pow_special(a: Any, b: Any) -> Tensor | None:
+    "PyTorch's fast paths for a tensor to a scalar power (sqrt, rsqrt, reciprocal, x*x, ...): they round differently."
+    if not isinstance(a, Tensor) or isinstance(b, Tensor) or isinstance(b, builtins.bool): return None
+    d = _result_type(a, b)
+    if not (d is dt.float32 or d is dt.float64 or d is dt.bfloat16 or d.is_complex) or d is dt.complex32: return None
+    x = a if a.dtype is d else a.to(d)
+    if b == 0.5: return unary_forward('sqrt', x)
+    if b == -0.5: return unary_forward('rsqrt', x)
+    if b == -1: return unary_forward('reciprocal', x)
+    if d is dt.bfloat16: return None
+    if b == 2: return binary_forward('mul', x, x)
+    if b == 3: return binary_forward('mul', binary_forward('mul', x, x), x)
+    if b == -2: return binary_forward('div', 1, binary_forward('mul', x, x))
+    return None
 
 def _pow_node(a: Any, b: Any) -> type:
     return Pow if isinstance(a, Tensor) and not isinstance(b, Tensor) else _PowT if isinstance(a, Tensor) else _PowS
@@ -281,11 +407,11 @@ class Maximum(Function):
     @classmethod
     def backward(cls, ctx, g):
         a, b = ctx.saved_tensors
-        half = g / 2
-        win = (a > b) if cls.op == 'maximum' else (a < b)
-        lose = (a < b) if cls.op == 'maximum' else (a > b)
-        ga = where(win, g, where(lose, 0.0, half)) if ctx.needs_input_grad[0] else None
-        gb = where(lose, g, where(win, 0.0, half)) if ctx.needs_input_grad[1] else None
+        tie = where(a == b, g / 2, g)
+        lose_a = (a < b) if cls.op == 'maximum' else (a > b)
+        lose_b = (a > b) if cls.op == 'maximum' else (a < b)
+        ga = where(lose_a, 0.0, tie) if ctx.needs_input_grad[0] else None
+        gb = where(lose_b, 0.0, tie) if ctx.needs_input_grad[1] else None
         return ga, gb
 
 class Minimum(Maximum):
@@ -298,14 +424,25 @@ def _scalar_arg(x: Any) -> Any:
     "numpy scalars behave like Python scalars."
     return x.item() if isinstance(x, np.generic) else x
 
+def _alpha(input: Any, other: Any, alpha: Any) -> Any:
+    "`alpha * other`, refusing a float alpha for integer results and a complex one for real results, as PyTorch."
+    d = _result_type(input, other)
+    if isinstance(alpha, builtins.float) and not (d.is_floating_point or d.is_complex):
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
+    if isinstance(alpha, builtins.complex) and not d.is_complex:
+        raise RuntimeError("For non-complex input tensors, argument alpha must not be a complex number.")
+    other = _scalar_arg(other)
+    if not isinstance(other, Tensor): return other * alpha
+    return opmath(lambda o: mul(o, alpha), other) if isinstance(alpha, builtins.float) else mul(other, alpha)
+
 def add(input: Any, other: Any, *, alpha: Any = 1, out: Any = None) -> Tensor:
     "input + alpha * other."
-    if alpha != 1: other = mul(other, alpha)
+    if alpha != 1: other = _alpha(input, other, alpha)
     return Add.apply(input, _scalar_arg(other))
 
 def sub(input: Any, other: Any, *, alpha: Any = 1, out: Any = None) -> Tensor:
     "input - alpha * other."
-    if alpha != 1: other = mul(other, alpha)
+    if alpha != 1: other = _alpha(input, other, alpha)
     return Sub.apply(input, _scalar_arg(other))
 
 def rsub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
@@ -325,8 +462,8 @@ def div(input: Any, other: Any, *, rounding_mode: str | None = None, out: Any = 
     return RoundedDiv.apply(input, other, rounding_mode)
 
 def floor_divide(input: Any, other: Any, *, out: Any = None) -> Tensor:
-    "input // other, rounding down like Python."
-    return RoundedDiv.apply(input, _scalar_arg(other), 'floor')
+    "input // other, rounding down like Python (no derivative, as in PyTorch)."
+    return FloorDivide.apply(input, _scalar_arg(other), 'floor')
 
 def remainder(input: Any, other: Any, *, out: Any = None) -> Tensor:
     "input % other with the sign of `other` (Python's %)."
@@ -343,10 +480,12 @@ def pow(input: Any, exponent: Any, *, out: Any = None) -> Tensor:
 
 def maximum(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
     "Elementwise maximum (NaN propagates)."
+    need_tensors('maximum', input, other)
     return Maximum.apply(input, other)
 
 def minimum(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
     "Elementwise minimum (NaN propagates)."
+    need_tensors('minimum', input, other)
     return Minimum.apply(input, other)
 
 def true_divide(input: Any, other: Any) -> Tensor:
@@ -358,7 +497,7 @@ multiply, subtract, divide = mul, sub, div
 # %% ../nbs/08_ops.ipynb #2765616a
 _LN2, _LN10 = math.log(2.0), math.log(10.0)
 
-def _relu_grad(g, x, y): return where(y > 0, g, 0.0)
+def _relu_grad(g, x, y): return where(y <= 0, 0.0, g)   # PyTorch's threshold_backward: NaN passes
 
 _UNARY = {  # name: (float result?, node name, derivative g, x, y -> grad x)
     'neg': (False, 'NegBackward0', lambda g, x, y: -g),
@@ -378,16 +517,16 @@ _UNARY = {  # name: (float result?, node name, derivative g, x, y -> grad x)
     'tanh': (True, 'TanhBackward0', lambda g, x, y: g * (1 - _cj(y) ** 2)),
     'sinh': (True, 'SinhBackward0', lambda g, x, y: g * _cj(cosh(x))),
     'cosh': (True, 'CoshBackward0', lambda g, x, y: g * _cj(sinh(x))),
-    'asin': (True, 'AsinBackward0', lambda g, x, y: g / sqrt(1 - _cj(x) ** 2)),
-    'acos': (True, 'AcosBackward0', lambda g, x, y: -g / sqrt(1 - _cj(x) ** 2)),
-    'atan': (True, 'AtanBackward0', lambda g, x, y: g / (1 + _cj(x) ** 2)),
-    'asinh': (True, 'AsinhBackward0', lambda g, x, y: g / sqrt(_cj(x) ** 2 + 1)),
-    'acosh': (True, 'AcoshBackward0', lambda g, x, y: g / sqrt(_cj(x) ** 2 - 1)),
-    'atanh': (True, 'AtanhBackward0', lambda g, x, y: g / (1 - _cj(x) ** 2)),
+    'asin': (True, 'AsinBackward0', lambda g, x, y: g * _cj(rsqrt(-x * x + 1))),
+    'acos': (True, 'AcosBackward0', lambda g, x, y: g * -_cj(rsqrt(-x * x + 1))),
+    'atan': (True, 'AtanBackward0', lambda g, x, y: g / _cj(x * x + 1)),
+    'asinh': (True, 'AsinhBackward0', lambda g, x, y: g * _cj(rsqrt(x ** 2 + 1))),
+    'acosh': (True, 'AcoshBackward0', lambda g, x, y: g * _cj(rsqrt(x ** 2 - 1))),
+    'atanh': (True, 'AtanhBackward0', lambda g, x, y: g * 1 / _cj(1 - x ** 2)),
     'sigmoid': (True, 'SigmoidBackward0', lambda g, x, y: g * _cj(y * (1 - y))),
     'relu': (False, 'ReluBackward0', _relu_grad),
     'reciprocal': (True, 'ReciprocalBackward0', lambda g, x, y: -g * _cj(y * y)),
-    'square': (False, 'PowBackward0', lambda g, x, y: 2 * g * _cj(x)),
+    'square': (False, 'PowBackward0', lambda g, x, y: g * _cj(2 * x)),
     'erf': (True, 'ErfBackward0', lambda g, x, y: g * (2 / math.sqrt(math.pi)) * exp(-x * x)),
     'sign': (False, 'SignBackward0', lambda g, x, y: zeros_like(g)),
     'floor': (False, 'FloorBackward0', lambda g, x, y: zeros_like(g)),
@@ -401,15 +540,20 @@ class Unary(Function):
     op = ''
     @classmethod
     def forward(cls, ctx, x):
-        is_float = _UNARY[cls.op][0]
+        op = cls.op
+        is_float = _UNARY[op][0]
         d = x.dtype
-        if is_float and not (d.is_floating_point or d.is_complex):
-            y = unary_forward(cls.op, x, in_dtype=dt.get_default_dtype())
+        if op in _REFUSE: check_kernel(op, d)
+        xs = x.detach().reshape(1) if op == 'erf' and x.ndim == 0 else x   # the numpy erf wants an array
+        if op == 'sigmoid' and d.is_complex:   # 1 / (1 + e^-z), as PyTorch (the real kernels use |x|)
+            y = binary_forward('div', 1.0, binary_forward('add', unary_forward('exp', unary_forward('neg', x)), 1.0))
+        elif is_float and not (d.is_floating_point or d.is_complex):
+            y = unary_forward(op, xs, in_dtype=dt.get_default_dtype())
+        elif op == 'square' and d is dt.bool: y = unary_forward(op, xs, in_dtype=dt.int64)   # bool ** 2 is int64
         else:
-            if cls.op == 'neg' and d is dt.bool:
-                raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are "
-                                   "trying to invert a mask, use the `~` or `logical_not()` operator instead.")
-            y = unary_forward(cls.op, x, out_dtype=d.to_real() if cls.op == 'abs' else None)
+            y = unary_forward(op, xs, out_dtype=d.to_real() if op == 'abs' else None)
+        if xs is not x: y = y.reshape(())
+        if op == 'sign' and d.is_floating_point: y = where(unary_forward('isnan', x, out_dtype=dt.bool), 0.0, y)  # sign(NaN) = 0
         ctx.save_for_backward(x, y)
         return y
     @classmethod
@@ -441,28 +585,27 @@ fix = trunc
 def round(input: Tensor, *, decimals: int = 0, out: Any = None) -> Tensor:
     "Round half to even (to `decimals` places)."
     if decimals == 0: return _round0(input)
-    s = 10.0 ** decimals
-    return _round0(input * s) / s
+    check_kernel('round_decimals', input.dtype)
+    s = 10.0 ** builtins.abs(decimals)   # PyTorch: nearbyint(x * 10^d) / 10^d (x / 10^-d for d < 0), in float32 for halves
+    if decimals > 0: return opmath(lambda x: _round0(x * s) / s, input)
+    return opmath(lambda x: _round0(x / s) * s, input)
 
 def sgn(input: Tensor) -> Tensor:
     "sign for real tensors; z/|z| for complex (0 at 0)."
-    if not input.dtype.is_complex: return sign(input).detach() if not _State.grad_enabled else sign(input)
+    if not input.dtype.is_complex: return sign(input)
     if input.dtype is dt.complex32: return sgn(input.to(dt.complex64)).to(dt.complex32)   # no complex32 `/`
     a = abs(input)
     return where(a == 0, 0.0, input / where(a == 0, 1.0, a))
 
 def positive(input: Tensor) -> Tensor:
-    "The input itself."
+    "The input itself (refused for bool, as in PyTorch)."
+    check_kernel('positive', input.dtype)
     return input
 
 # %% ../nbs/08_ops.ipynb #85d0176b
 def _cmp(op: str, a: Any, b: Any) -> Tensor:
     "A comparison `op` of `a` and `b` (promoted to a common dtype first); a bool tensor."
     _check_operand(a); _check_operand(b)
-    if (isinstance(a, Tensor) and a.dtype.is_complex or isinstance(b, Tensor) and b.dtype.is_complex) and op not in ('eq', 'ne'):
-        if _result_type(a, b) is dt.complex32:
-            raise NotImplementedError(f"\"{op}_cpu\" not implemented for 'ComplexHalf'")
-        raise RuntimeError(f"\"{op}_cpu\" not implemented for 'ComplexFloat'")
     return binary_forward(op, a, _scalar_arg(b), out_dtype=dt.bool)
 
 def eq(input: Any, other: Any, *, out: Any = None) -> Tensor:
@@ -487,21 +630,21 @@ greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
 
 def logical_and(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
     "Elementwise and of truth values."
+    need_tensors('logical_and', input, other)
     return binary_forward('logical_and', input, other, out_dtype=dt.bool)
 def logical_or(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
     "Elementwise or of truth values."
+    need_tensors('logical_or', input, other)
     return binary_forward('logical_or', input, other, out_dtype=dt.bool)
 def logical_xor(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
     "Elementwise xor of truth values."
+    need_tensors('logical_xor', input, other)
     return binary_forward('logical_xor', input, other, out_dtype=dt.bool)
 def logical_not(input: Tensor, *, out: Any = None) -> Tensor:
     "Elementwise not of truth values."
     return unary_forward('logical_not', input, out_dtype=dt.bool)
 
 def _bitwise(op: str, a: Any, b: Any) -> Tensor:
-    d = _result_type(a, b)
-    if d.is_floating_point or d.is_complex:
-        raise RuntimeError(f"\"{op}_cpu\" not implemented for '{d.name.capitalize()}'")
     return binary_forward(op, a, _scalar_arg(b))
 def bitwise_and(input: Any, other: Any) -> Tensor:
     "Elementwise & of integers/bools."
@@ -514,8 +657,7 @@ def bitwise_xor(input: Any, other: Any) -> Tensor:
     return _bitwise('bitwise_xor', input, other)
 def bitwise_not(input: Tensor) -> Tensor:
     "Elementwise ~ of integers/bools."
-    if input.dtype.is_floating_point or input.dtype.is_complex:
-        raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
+    check_kernel('bitwise_not', input.dtype)
     return unary_forward('bitwise_not', input)
 
 def isnan(input: Tensor) -> Tensor:
@@ -529,18 +671,23 @@ def isfinite(input: Tensor) -> Tensor:
     return unary_forward('isfinite', input, out_dtype=dt.bool)
 def isposinf(input: Tensor) -> Tensor:
     "Where the elements are +inf."
+    check_kernel('isposinf', input.dtype)
     return isinf(input) & (input > 0)
 def isneginf(input: Tensor) -> Tensor:
     "Where the elements are -inf."
+    check_kernel('isneginf', input.dtype)
     return isinf(input) & (input < 0)
 def signbit(input: Tensor) -> Tensor:
     "Where the sign bit is set."
+    check_kernel('signbit', input.dtype)
     return unary_forward('signbit', input, out_dtype=dt.bool)
 
 def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> Tensor:
     "|input - other| <= atol + rtol |other|, elementwise (inf equals inf)."
+    need_tensors('isclose', input, other)
+    if input.dtype is not other.dtype: raise RuntimeError(f"{torch_name(input.dtype)} did not match {torch_name(other.dtype)}")
     with _NoGrad():
-        a, b = input.detach(), (other.detach() if isinstance(other, Tensor) else other)
+        a, b = input.detach(), other.detach()
         d = _result_type(a, b)
         if not (d.is_floating_point or d.is_complex): return eq(a, b)
         close = (a == b) | (abs(a - b) <= atol + rtol * abs(b if isinstance(b, Tensor) else tensor(b)))
@@ -550,10 +697,12 @@ def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-
 
 def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> bool:
     "Whether all elements are close (see `isclose`)."
+    need_tensors('allclose', input, other)
     return builtins.bool(isclose(input, other, rtol, atol, equal_nan).all())
 
 def equal(input: Tensor, other: Tensor) -> bool:
     "Same shape and same elements."
+    need_tensors('equal', input, other)
     if dt.complex32 in (input.dtype, other.dtype):
         raise NotImplementedError("\"equal_notnan_cpu\" not implemented for 'ComplexHalf'")
     return tuple(input.shape) == tuple(other.shape) and builtins.bool((input == other).all())
@@ -594,6 +743,7 @@ class Clamp(Function):
     _node_name = 'ClampBackward1'
     @staticmethod
     def forward(ctx, x, lo, hi):
+        check_kernel('clamp', dt.result_type(x, *[v for v in (lo, hi) if v is not None]))
         d = x.dtype
         for v in (lo, hi):
             if v is not None: d = dt.result_type(x, v) if not isinstance(v, Tensor) else dt.promote_types(d, v.dtype)
@@ -638,6 +788,7 @@ def clamp_max(input: Tensor, max: Any) -> Tensor:
 
 def atan2(input: Tensor, other: Tensor) -> Tensor:
     "Elementwise atan(input / other) in the right quadrant (differentiable)."
+    need_tensors('atan2', input, other)
     d = _float_of(_result_type(input, other))
     return _Atan2.apply(input, other, d)
 
@@ -651,8 +802,9 @@ class _Atan2(Function):
     @staticmethod
     def backward(ctx, g):
         a, b = ctx.a, ctx.b
-        den = a * a + b * b
-        return g * b / den, -g * a / den, None
+        recip = reciprocal(a * a + b * b)   # PyTorch's atan2_backward, operation for operation
+        recip = where(isinf(recip), 0.0, recip)   # where a² + b² underflows to 0 the gradient is 0
+        return g * b * recip, g * -a * recip, None
 
 arctan2 = atan2
 
@@ -675,19 +827,79 @@ class ToCopy(Function):
         if not d.is_complex and g.dtype.is_complex: g = g.real
         return g.to(dtype=d, device=dev), None, None
 
+class memory_format:
+    "A memory layout request for `clone`/`contiguous`: PyTorch's `preserve_format`, `contiguous_format`, `channels_last`."
+    def __init__(self, name: str): self.name = name
+    def __repr__(self) -> str: return f"minitorch.{self.name}"
+
+preserve_format, contiguous_format = memory_format('preserve_format'), memory_format('contiguous_format')
+channels_last, channels_last_3d = memory_format('channels_last'), memory_format('channels_last_3d')
+
+def _dense(shape: tuple, strides: tuple) -> bool:
+    "PyTorch's `is_non_overlapping_and_dense`: the elements fill a block of memory exactly, in some dim order."
+    perm = sorted((i for i in range(len(shape)) if shape[i] >= 2), key=lambda i: strides[i])
+    need = 1
+    for i in perm:
+        if strides[i] != need: return False
+        need *= shape[i]
+    return True
+
+def _layout_order(shape: tuple, strides: tuple, fmt: Any) -> list:
+    "Dims from the fastest-varying to the slowest of the copy `clone(memory_format=fmt)` makes (PyTorch's rules)."
+    n = len(shape)
+    if fmt is channels_last or fmt is channels_last_3d:
+        want = 4 if fmt is channels_last else 5
+        if n != want: raise RuntimeError(f"required rank {want} tensor to use {fmt.name} format")
+        return [1] + list(range(n - 1, 1, -1)) + [0]
+    if fmt is contiguous_format: return list(range(n - 1, -1, -1))
+    perm = list(range(n - 1, -1, -1))          # infer_dense_strides: an insertion sort by stride
+    for i in range(1, n):
+        j = i
+        for k in range(i - 1, -1, -1):
+            s0, s1 = strides[perm[k]], strides[perm[j]]
+            c = 0 if s0 == 0 or s1 == 0 else -1 if s0 < s1 else 1 if s0 > s1 else (1 if shape[perm[k]] > shape[perm[j]] else 0)
+            if c > 0: perm[k], perm[j] = perm[j], perm[k]; j = k
+            elif c < 0: break
+    return perm
+
+def _clone_data(x: Tensor, fmt: Any) -> TensorData:
+    "A copy of `x`'s data laid out as `fmt` asks: its strides when dense (preserve_format), else a dense permutation."
+    d, bk = x._data, get_backend(x._device.type)
+    if fmt is None or fmt is preserve_format:
+        if is_contiguous(d): return bk.copy(d, x.dtype)
+        if _dense(d.shape, d.strides):
+            order = sorted(range(d.ndim), key=lambda i: d.strides[i])
+            strides = d.strides
+        else: order = None
+    else: order = None
+    if order is None:
+        order = _layout_order(d.shape, d.strides, fmt)
+        strides, acc = [0] * d.ndim, 1
+        for i in order: strides[i] = acc; acc *= builtins.max(d.shape[i], 1)
+        strides = tuple(strides)
+    if order == list(range(d.ndim - 1, -1, -1)) or d.ndim < 2: return bk.copy(d, x.dtype)
+    slow = order[::-1]                         # copy in memory order: a permuted view made contiguous
+    pd = object.__new__(TensorData)
+    pd.storage, pd.offset = d.storage, d.offset
+    pd.shape, pd.strides = tuple(d.shape[i] for i in slow), tuple(d.strides[i] for i in slow)
+    c = bk.copy(pd, x.dtype)
+    td = object.__new__(TensorData)
+    td.storage, td.shape, td.strides, td.offset = c.storage, d.shape, strides, 0
+    return td
+
 class Clone(Function):
     "A copy with its own storage; the gradient passes through."
     _node_name = 'CloneBackward0'
     @staticmethod
-    def forward(ctx, x):
-        return Tensor._make(get_backend(x._device.type).copy(x._data, x.dtype), x.dtype, x._device)
+    def forward(ctx, x, fmt=contiguous_format):
+        return Tensor._make(_clone_data(x, fmt), x.dtype, x._device)
     @staticmethod
     def backward(ctx, g):
-        return g
+        return g, None
 
 def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:
-    "A copy of `input` (differentiable)."
-    return Clone.apply(input)
+    "A copy of `input` (differentiable); `preserve_format` (the default) keeps the strides of a dense layout."
+    return Clone.apply(input, preserve_format if memory_format is None else memory_format)
 
 def _parse_to(self: Tensor, args: tuple, kwargs: dict) -> tuple:
     "Understand `to(dtype)`, `to(device)`, `to(device, dtype)`, `to(other)` and keywords."
@@ -743,7 +955,7 @@ def cuda(self: Tensor, device: Any = None) -> Tensor:
 @patch
 def contiguous(self: Tensor, memory_format: Any = None) -> Tensor:
     "Itself if contiguous, else a contiguous copy (differentiable)."
-    return self if is_contiguous(self._data) else Clone.apply(self)
+    return self if is_contiguous(self._data) else Clone.apply(self, contiguous_format)
 
 class Conj(Function):
     "Complex conjugate."
@@ -808,14 +1020,24 @@ for _alias in ('multiply', 'subtract', 'divide', 'negative', 'absolute', 'arcsin
                'arctan2'):
     setattr(Tensor, _alias, globals()[_alias])
 
+def _invert(self: Tensor) -> Tensor:
+    "`~t`: Python's operator refuses floating point and complex tensors with a TypeError, like PyTorch."
+    if self.dtype.is_floating_point or self.dtype.is_complex:
+        raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
+    return bitwise_not(self)
+
+def _rdiv(self: Tensor, other: Any) -> Tensor:
+    "`other / t` is `t.reciprocal() * other` in PyTorch (it rounds differently from a division)."
+    return mul(reciprocal(self), other)
+
 def _rev(f):
     return lambda self, other: f(other, self)
 
 _OPERATORS = {
     '__add__': add, '__radd__': _rev(add), '__sub__': sub, '__rsub__': _rev(sub), '__mul__': mul,
-    '__rmul__': _rev(mul), '__truediv__': div, '__rtruediv__': _rev(div), '__floordiv__': floor_divide,
+    '__rmul__': _rev(mul), '__truediv__': div, '__rtruediv__': _rdiv, '__floordiv__': floor_divide,
     '__rfloordiv__': _rev(floor_divide), '__mod__': remainder, '__rmod__': _rev(remainder), '__pow__': pow,
-    '__rpow__': _rev(pow), '__neg__': neg, '__pos__': positive, '__abs__': abs, '__invert__': bitwise_not,
+    '__rpow__': _rev(pow), '__neg__': neg, '__pos__': positive, '__abs__': abs, '__invert__': _invert,
     '__and__': bitwise_and, '__rand__': _rev(bitwise_and), '__or__': bitwise_or, '__ror__': _rev(bitwise_or),
     '__xor__': bitwise_xor, '__rxor__': _rev(bitwise_xor), '__eq__': eq, '__ne__': ne, '__lt__': lt,
     '__le__': le, '__gt__': gt, '__ge__': ge,
