@@ -15,7 +15,7 @@ from .tensor_data import TensorData, normalize_dim, broadcast_shapes
 import numpy as np
 from .backends import get_backend, make_data, is_contiguous, to_numpy, from_numpy
 from .tensors import Tensor, tensor, zeros, zeros_like, ones_like, patch
-from .autograd import Function
+from .autograd import Function, is_grad_enabled
 from .ops import where, exp, log, sqrt, _NoGrad, _cj, _float_of
 
 # %% auto #0
@@ -176,12 +176,15 @@ def _correction(unbiased: Any, correction: Any) -> float:
     if correction is not None: return correction
     return 1 if unbiased is None or unbiased else 0
 
+def _check_var(input: Tensor, name: str = 'std and var') -> None:
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
+        raise RuntimeError(f"{name} only support floating point and complex dtypes")
+
 def var(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
         correction: Any = None) -> Tensor:
     "Variance over `dim` (all by default) with `correction` (default 1, Bessel)."
     if isinstance(dim, builtins.bool): unbiased, dim = dim, None
-    if not (input.dtype.is_floating_point or input.dtype.is_complex):
-        raise RuntimeError("std and var only support floating point and complex dtypes")
+    _check_var(input)
     dims = _dims(dim, input.ndim)
     n = math.prod(input.shape[d] for d in dims)
     c = _correction(unbiased, correction)
@@ -211,11 +214,13 @@ def std(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = Fa
 def var_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
              correction: Any = None) -> tuple[Tensor, Tensor]:
     "(var, mean)."
+    _check_var(input, 'var_mean')
     return var(input, dim, unbiased, keepdim, correction=correction), mean(input, dim, keepdim)
 
 def std_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
              correction: Any = None) -> tuple[Tensor, Tensor]:
     "(std, mean)."
+    _check_var(input, 'std_mean')
     return std(input, dim, unbiased, keepdim, correction=correction), mean(input, dim, keepdim)
 
 # %% ../nbs/08b_reductions.ipynb #3f25b064
@@ -311,9 +316,12 @@ class MinDim(MaxDim):
     _node_name = 'MinBackward0'
     op = 'min'
 
-def _no_complex(x: Tensor, kernel: str) -> None:
-    "PyTorch's CPU kernels for comparisons refuse complex (and for argmax, bool) inputs."
-    if x.dtype.is_complex: raise NotImplementedError(f"\"{kernel}\" not implemented for '{_legacy(x.dtype)}'")
+def _no_complex(x: Tensor, kernel: str, name: str | None = None) -> None:
+    "PyTorch's CPU comparison kernels refuse complex inputs (an empty input runs no kernel, but has no gradient)."
+    if not x.dtype.is_complex: return
+    if x.numel(): raise NotImplementedError(f"\"{kernel}\" not implemented for '{_legacy(x.dtype)}'")
+    if name and x.requires_grad and is_grad_enabled():
+        raise RuntimeError(f"{name} does not support automatic differentiation for outputs with complex dtype.")
 
 def _no_complex_dim(x: Tensor, name: str) -> None:
     if x.dtype.is_complex: raise RuntimeError(f"{name}(): does not support complex input")
@@ -333,8 +341,9 @@ def max(input: Tensor, dim: Any = None, keepdim: bool = False, *, out: Any = Non
     if dim is None:
         _no_complex(input, 'max_all')
         return _MaxAll.apply(input, _all_dims(input, 'max'), False)
-    _no_complex_dim(input, 'max')
     d = normalize_dim(dim, input.ndim)
+    if input.ndim and input.shape[d] == 0: raise IndexError(f"max(): Expected reduction dim {d} to have non-zero size.")
+    _no_complex_dim(input, 'max')
     return return_types.max(*MaxDim.apply(input, d, keepdim))
 
 def min(input: Tensor, dim: Any = None, keepdim: bool = False, *, out: Any = None) -> Any:
@@ -345,25 +354,44 @@ def min(input: Tensor, dim: Any = None, keepdim: bool = False, *, out: Any = Non
     if dim is None:
         _no_complex(input, 'min_all')
         return _MinAll.apply(input, _all_dims(input, 'min'), False)
-    _no_complex_dim(input, 'min')
     d = normalize_dim(dim, input.ndim)
+    if input.ndim and input.shape[d] == 0: raise IndexError(f"min(): Expected reduction dim {d} to have non-zero size.")
+    _no_complex_dim(input, 'min')
     return return_types.min(*MinDim.apply(input, d, keepdim))
+
+def _extreme_dims(x: Tensor, dim: Any, name: str, empty_all: str | None = None, empty_dim: str | None = None) -> tuple:
+    "The dims of amax/amin/norm(inf): none given means all; each reduced dim must be non-empty (PyTorch's errors "\
+    "name the dim as given)."
+    if dim is None or (isinstance(dim, (tuple, list)) and not dim):
+        if empty_all and x.numel() == 0: raise RuntimeError(empty_all)
+        return _all_dims(x, name)
+    dims = _dims(dim, x.ndim)
+    for o in (dim if isinstance(dim, (tuple, list)) else (dim,)):
+        if x.ndim and x.shape[normalize_dim(o, x.ndim)] == 0:
+            if empty_dim: raise RuntimeError(empty_dim.format(o))
+            raise IndexError(f"{name}(): Expected reduction dim {o} to have non-zero size.")
+    return dims
 
 def amax(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
     "Max over `dim` (all when empty); ties share the gradient."
-    _no_complex(input, 'max_values_cpu')
-    dims = _all_dims(input, 'amax') if dim is None or dim == () or dim == [] else _dims(dim, input.ndim)
+    dims = _extreme_dims(input, dim, 'amax')
+    _no_complex(input, 'max_values_cpu', 'amax')
     return AMax.apply(input, dims, keepdim)
 
 def amin(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
     "Min over `dim` (all when empty); ties share the gradient."
-    _no_complex(input, 'min_values_cpu')
-    dims = _all_dims(input, 'amin') if dim is None or dim == () or dim == [] else _dims(dim, input.ndim)
+    dims = _extreme_dims(input, dim, 'amin')
+    _no_complex(input, 'min_values_cpu', 'amin')
     return AMin.apply(input, dims, keepdim)
 
 def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False) -> tuple[Tensor, Tensor]:
     "(amin, amax) as `return_types.aminmax(min=..., max=...)`."
-    _no_complex(input, 'aminmax_cpu')
+    if dim is not None: _dims(dim, input.ndim)                     # a bad dim is reported first
+    if input.dtype.is_complex and input.ndim == 0 and dim is not None:
+        raise RuntimeError(f"aminmax not implemented for {_legacy(input.dtype)}")
+    if input.dtype.is_complex and (input.numel() if dim is None else
+                                   input.ndim == 0 or input.shape[normalize_dim(dim, input.ndim)]):
+        raise NotImplementedError(f"\"aminmax_cpu\" not implemented for '{_legacy(input.dtype)}'")
     if dim is None:
         if input.numel() == 0:
             raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation "
@@ -423,7 +451,7 @@ def _stable_max(x: Tensor, dims: tuple) -> Tensor:
 def logsumexp(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
     "log(sum(exp(input))) over `dim`, computed stably (complex in, complex out)."
     x = input if input.dtype.is_floating_point or input.dtype.is_complex else input.to(dt.get_default_dtype())
-    if isinstance(dim, (tuple, list)) and not dim and x.ndim and not keepdim:   # PyTorch's own refusal
+    if isinstance(dim, (tuple, list)) and not dim and x.numel() and x.ndim and not keepdim:   # PyTorch's refusal
         raise RuntimeError(f"output with shape [] doesn't match the broadcast shape [{', '.join(['1'] * x.ndim)}]")
     dims = _dims(dim, x.ndim)
     m = _stable_max(x, dims)
@@ -473,7 +501,8 @@ def _softmax_input(input: Tensor, dim: Any, dtype: dtype | None, name: str) -> t
     if dim is None: dim = 0 if input.ndim in (0, 1, 3) else 1
     x = input.to(dtype) if dtype is not None else input
     d = normalize_dim(dim, x.ndim)
-    if not x.dtype.is_floating_point:      # PyTorch's CPU kernels: floats only (no complex either)
+    if x.numel() == 0 and x.dtype.is_complex: _no_complex(x, '', '_' + name)
+    if not x.dtype.is_floating_point and x.numel():      # PyTorch's CPU kernels: floats only (no complex either)
         kernel = f"{name}_lastdim_kernel_impl" if d == builtins.max(x.ndim - 1, 0) else f"{name}_kernel_impl"
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{_legacy(x.dtype)}'")
     return x, d
@@ -481,12 +510,14 @@ def _softmax_input(input: Tensor, dim: Any, dtype: dtype | None, name: str) -> t
 def softmax(input: Tensor, dim: int | None = None, dtype: dtype | None = None, *, _stacklevel: int = 3) -> Tensor:
     "exp(x) / sum(exp(x)) along `dim`, computed stably (16-bit floats in float32, rounded once, like PyTorch)."
     x, d = _softmax_input(input, dim, dtype, 'softmax')
+    if x.numel() == 0 and not x.dtype.is_floating_point: return x.clone()        # no kernel runs
     if x.dtype in _HALF: return Softmax.apply(x.float(), d).to(x.dtype)
     return Softmax.apply(x, d)
 
 def log_softmax(input: Tensor, dim: int | None = None, dtype: dtype | None = None, *, _stacklevel: int = 3) -> Tensor:
     "x - logsumexp(x) along `dim`, computed stably (16-bit floats in float32, rounded once)."
     x, d = _softmax_input(input, dim, dtype, 'log_softmax')
+    if x.numel() == 0 and not x.dtype.is_floating_point: return x.clone()
     if x.dtype in _HALF: return LogSoftmax.apply(x.float(), d).to(x.dtype)
     return LogSoftmax.apply(x, d)
 
@@ -707,7 +738,7 @@ def matmul(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
         _mm_check(a.unsqueeze(0), b); _no_bool(a, 'addmm_impl_cpu_')
         return MM.apply(a.unsqueeze(0), b).squeeze(0)
     if b.ndim <= 2:      # (..., n, k) @ (k, m): fold the batch into rows, one mm (the weight's gradient is one mm too)
-        r = matmul(a.reshape(-1, a.shape[-1]), b)
+        r = matmul(a.reshape(math.prod(a.shape[:-1]), a.shape[-1]), b)
         return r.reshape(*a.shape[:-1], *r.shape[1:])
     _no_bool(a, 'bmm')
     sa = a.unsqueeze(0) if a.ndim == 1 else a
@@ -852,8 +883,11 @@ def norm(input: Tensor, p: Any = 'fro', dim: Any = None, keepdim: bool = False, 
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {_legacy(x.dtype)}")
     a = x.abs()
     if p in ('fro', 2, 2.0): return _NormSqrt.apply(sum(a * a, dim, keepdim))
-    if p == math.inf: return amax(a, () if dim is None else dim, keepdim)
-    if p == -math.inf: return amin(a, () if dim is None else dim, keepdim)
+    if p in (math.inf, -math.inf):
+        pre = f"linalg.vector_norm cannot compute the {'-' if p < 0 else ''}inf norm on "
+        dims = _extreme_dims(a, dim, 'amax', pre + "an empty tensor because the operation does not have an identity",
+                             pre + "the dimension {}because this dimension is empty and the operation does not have an identity")
+        return (AMax if p > 0 else AMin).apply(a, dims, keepdim)
     if p == 0: return _NormZero.apply(a, dim, keepdim)
     if p == 1: return sum(a, dim, keepdim)
     return sum(a ** p, dim, keepdim) ** (1.0 / p)
