@@ -399,7 +399,13 @@ def run_backward(roots: Sequence[Tensor], grads: Sequence[Tensor], retain_graph:
                 for i, g in enumerate(buf):
                     for k in want.get((node, i), ()): captured[k] = g
             if type(node) is AccumulateGrad:
-                if accumulate and buf[0] is not None: _accumulate_into_leaf(node.variable, buf[0], create_graph)
+                if accumulate and buf[0] is not None:
+                    _accumulate_into_leaf(node.variable, buf[0], create_graph)
+                    post = node.variable.__dict__.get('_post_acc_hooks')
+                    if post:   # the gradient is final for this backward (DDP starts communicating here)
+                        for h in list(post): h(node.variable)
+                if node._hooks:
+                    for h in node._hooks: h((), tuple(buf))
                 continue
             if node._n_out > 1 and node.materialize_grads and any(g is None for g in buf):   # one output: never None
                 buf = [_zeros_for(node._out_meta[i]) if g is None and node._out_meta[i] is not None else g
@@ -551,6 +557,17 @@ def register_hook(self: Tensor, hook: Callable[[Tensor], Tensor | None]) -> _Han
     entry = (None, hook)
     self._hooks.append(entry)
     return _Handle(self._hooks, entry)
+
+@patch
+def register_post_accumulate_grad_hook(self: Tensor, hook: Callable[[Tensor], None]) -> _Handle:
+    "Call `hook(tensor)` once backward has accumulated this leaf's gradient into `.grad` (final for this backward)."
+    if not self._requires_grad:
+        raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+    if self.grad_fn is not None:
+        raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+    hooks = self.__dict__.setdefault('_post_acc_hooks', [])
+    hooks.append(hook)
+    return _Handle(hooks, hook)
 
 @patch
 def retain_grad(self: Tensor) -> None:
