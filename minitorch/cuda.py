@@ -36,7 +36,7 @@ def choose_target() -> None:
         _config.reload_config()
 
 
-# %% ../nbs/13a_cuda_device.ipynb #0373257f
+# %% ../nbs/13a_cuda_device.ipynb #d52d2b9d
 def _numba_cuda():
     "numba.cuda, imported on first use: it loads the CUDA bindings (most of a second), which CPU work never needs."
     choose_target()
