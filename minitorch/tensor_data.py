@@ -294,7 +294,7 @@ def expand(self: TensorData, *sizes: int) -> TensorData:
     for k in range(len(sizes) - 1, -1, -1):  # right to left, like PyTorch's inferExpandGeometry
         size = sizes[k]
         if k < lead:
-            if size < 0:
+            if size == -1:
                 raise RuntimeError(f"The expanded size of the tensor ({size}) isn't allowed in a leading, "
                                    f"non-existing dimension {k}")
             old = 1
@@ -310,6 +310,8 @@ def expand(self: TensorData, *sizes: int) -> TensorData:
                                    f"Tensor sizes: {_size_list(self.shape)}")
             stride = 0
         shape[k], strides[k] = size, stride
+    if builtins.any(s < 0 for s in shape):   # PyTorch's size product, read as unsigned, overflows
+        raise RuntimeError("numel: integer multiplication overflow")
     return _view(self, shape, strides)
 
 

@@ -132,12 +132,15 @@ class Permute(Function):
 
 def permute(input: Tensor, *dims: Any) -> Tensor:
     "A view with the dimensions reordered."
+    if not dims: raise TypeError('permute() missing 1 required positional arguments: "dims"')
     dims = _shape_args(dims)
     if len(dims) != input.ndim:
         raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does not match the "
                            f"length of the desired ordering of dimensions i.e. input.dim() = {input.ndim} is not "
                            f"equal to len(dims) = {len(dims)}")
-    return Permute.apply(input, tuple(normalize_dim(d, input.ndim) for d in dims))
+    dims = tuple(normalize_dim(d, input.ndim) for d in dims)
+    if len(set(dims)) != len(dims): raise RuntimeError("permute(): duplicate dims are not allowed.")
+    return Permute.apply(input, dims)
 
 class Transpose(Function):
     "Swap two dimensions."
@@ -175,6 +178,10 @@ def _T_prop(self: Tensor) -> Tensor:
     return Permute.apply(self, tuple(range(self.ndim - 1, -1, -1)))
 
 def _mT_prop(self: Tensor) -> Tensor:
+    if self.ndim == 0:
+        import warnings
+        warnings.warn("Tensor.mT is deprecated on 0-D tensors. This function is the identity in these cases.")
+        return View.apply(self, (), False)
     if self.ndim < 2: raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. Got 1-D tensor.")
     return Transpose.apply(self, self.ndim - 2, self.ndim - 1)
 
@@ -204,7 +211,12 @@ class Expand(Function):
 @patch
 def expand(self: Tensor, *sizes: Any) -> Tensor:
     "A broadcast view with `sizes` (-1 keeps a size)."
+    if not sizes: raise TypeError('expand() missing 1 required positional arguments: "size"')
     sizes = _shape_args(sizes)
+    if len(sizes) < self.ndim:
+        raise RuntimeError(f"expand({_type_name(self)}{{[{', '.join(map(str, self.shape))}]}}, size=[{', '.join(map(str, sizes))}]): "
+                           f"the number of sizes provided ({len(sizes)}) must be greater or equal to the number of "
+                           f"dimensions in the tensor ({self.ndim})")
     if sizes == self._data.shape: return Expand.apply(self, sizes)
     return Expand.apply(self, sizes)
 
@@ -270,6 +282,8 @@ def ravel(input: Tensor) -> Tensor:
 
 def unflatten(input: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
     "Split dim `dim` into `sizes`."
+    if input.ndim == 0:
+        raise RuntimeError(f"unflatten got an unexpected error:\nDimension specified as {dim} but tensor has no dimensions")
     d = normalize_dim(dim, input.ndim)
     sizes = list(sizes)
     if -1 in sizes:
@@ -285,7 +299,14 @@ def movedim(input: Tensor, source: Any, destination: Any) -> Tensor:
     src = [source] if isinstance(source, builtins.int) else list(source)
     dst = [destination] if isinstance(destination, builtins.int) else list(destination)
     n = input.ndim
-    src = [normalize_dim(s, n) for s in src]; dst = [normalize_dim(d, n) for d in dst]
+    if len(src) != len(dst):
+        raise RuntimeError(f"movedim: Invalid source or destination dims: source ({src} dims) should contain the "
+                           f"same number of dims as destination ({dst} dims)")
+    m = builtins.max(n, 1)   # a 0-d tensor accepts dim 0 / -1, like every dim argument
+    src = [normalize_dim(s, m) for s in src]; dst = [normalize_dim(d, m) for d in dst]
+    for name, ds in (('source', src), ('destination', dst)):
+        if len(set(ds)) != len(ds): raise RuntimeError(f"movedim: repeated dim in `{name}` ({ds})")
+    if n == 0: return View.apply(input, (), False)
     order = [None] * n
     for s, d in zip(src, dst): order[d] = s
     rest = iter(i for i in range(n) if i not in src)
@@ -327,6 +348,7 @@ _Select, _Slice, _Narrow, _Diagonal, _Alias = (_subview_cls(n) for n in
 
 def select(input: Tensor, dim: int, index: int) -> Tensor:
     "The slice at `index` along `dim` (that dim removed)."
+    if input.ndim == 0: raise IndexError("select() cannot be applied to a 0-dim tensor.")
     d = normalize_dim(dim, input.ndim)
     n = input.shape[d]
     if not -n <= index < n:
@@ -336,6 +358,7 @@ def select(input: Tensor, dim: int, index: int) -> Tensor:
 
 def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
     "Elements `start`..`start+length` along `dim` (a view)."
+    if input.ndim == 0: raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     d = normalize_dim(dim, input.ndim)
     if isinstance(start, Tensor): start = start.item()
     if start < 0: start += input.shape[d]
@@ -346,6 +369,21 @@ def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
 def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
     "The diagonal of dims `dim1`, `dim2` as the last dim (a view)."
     return _Diagonal.apply(input, lambda td: td.diagonal(offset, dim1, dim2))
+
+def _unfold(self: Tensor, dimension: int, size: int, step: int) -> Tensor:
+    "The windows of `size` elements every `step` along `dimension`, as a new last dim (a view)."
+    d = normalize_dim(dimension, builtins.max(self.ndim, 1))
+    shape, strides = (list(self._data.shape), list(self._data.strides)) if self.ndim else ([1], [1])
+    if size > shape[d]:
+        raise RuntimeError(f"maximum size for tensor at dimension {d} is {shape[d]} but size is {size}")
+    if step <= 0: raise RuntimeError(f"step is {step} but must be > 0")
+    if size < 0: raise RuntimeError(f"size is {size} but must be >= 0")
+    if self.ndim == 0: return _Unfold.apply(self, (size,), (1,), self._data.offset)
+    st = strides[d]
+    shape[d], strides[d] = (shape[d] - size) // step + 1, st * step
+    return _Unfold.apply(self, tuple(shape) + (size,), tuple(strides) + (st,), self._data.offset)
+
+Tensor.unfold = _unfold
 
 def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Tensor, ...]:
     "Pieces of size `split_size_or_sections` (int: equal chunks, the last smaller; list: those sizes) along `dim`."
@@ -632,6 +670,34 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     key = (slice(None),) * d + (index.reshape(-1),)
     return Index.apply(input, _np_key(key, input))
 
+_CTYPE = {'uint8': 'uint8_t', 'int8': 'int8_t', 'int16': 'int16_t', 'int32': 'int', 'int64': 'int64_t',
+          'float32': 'float', 'float64': 'double', 'complex64': 'c10::complex<float>',
+          'complex128': 'c10::complex<double>', 'complex32': 'c10::complex<c10::Half>'}
+_F32_MAX = 3.4028234663852886e38
+
+def _check_scalar(value: Any, dtype: dtype) -> None:
+    "Refuse a Python number that does not fit `dtype`, as PyTorch does (numpy would wrap it around)."
+    if dtype is dt.bool or isinstance(value, (builtins.bool, np.bool_)) or dtype.name not in _CTYPE: return
+    if isinstance(value, np.generic): value = value.item()
+    if not isinstance(value, (builtins.int, builtins.float, builtins.complex)): return
+    err = RuntimeError(f"value cannot be converted to type {_CTYPE[dtype.name]} without overflow")
+    if isinstance(value, builtins.int) and not -2 ** 63 <= value < 2 ** 64 and not (dtype.is_floating_point or dtype.is_complex):
+        raise OverflowError("int too big to convert")
+    parts = [value]
+    if isinstance(value, builtins.complex):
+        if not dtype.is_complex and value.imag != 0: raise err
+        parts = [value.real, value.imag] if dtype.is_complex else [value.real]
+    for p in parts:
+        if dtype.is_floating_point or dtype.is_complex:
+            mx = 65504.0 if dtype is dt.complex32 else _F32_MAX if dtype is dt.complex64 or dtype is dt.float32 else None
+            if mx is not None and math.isfinite(p) and builtins.abs(p) > mx: raise err
+            continue
+        info = np.iinfo(dtype.numpy_dtype)
+        hi = builtins.int(info.max)
+        if isinstance(p, builtins.float):
+            if not math.isfinite(p) or p < builtins.int(info.min) or p > hi: raise err
+        elif p > hi or p < (-hi if info.min == 0 else builtins.int(info.min)): raise err   # uint8 takes -255..255
+
 def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
     "`value` where `mask` is True, else `input`."
     if mask.dtype is not dt.bool:
@@ -639,8 +705,10 @@ def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
     if isinstance(value, Tensor):
         if value.ndim: raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor "
                                           f"with {value.ndim} dimension(s).")
+        if not (value.dtype.is_floating_point and input.dtype.is_floating_point): _check_scalar(value.item(), input.dtype)
         value = value.to(input.dtype)
     else:
+        _check_scalar(value, input.dtype)
         value = tensor(value, dtype=input.dtype, device=input._device)
     return where(mask, value, input)
 
@@ -686,8 +754,8 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False, ret
            dim: int | None = None) -> Any:
     "The distinct elements (sorted), optionally with inverse indices and counts (no gradient)."
     a = input.detach().cpu().numpy()
-    r = np.unique(a, return_inverse=return_inverse, return_counts=return_counts,
-                  axis=None if dim is None else normalize_dim(dim, input.ndim))
+    r = np.unique(a, return_inverse=return_inverse, return_counts=return_counts,   # every NaN distinct, last
+                  axis=None if dim is None else normalize_dim(dim, input.ndim), equal_nan=False)
     if not (return_inverse or return_counts): return tensor(r, dtype=input.dtype, device=input._device)
     out = [tensor(r[0], dtype=input.dtype, device=input._device)]
     k = 1
@@ -955,10 +1023,26 @@ def _commit(self: Tensor, new: Tensor) -> Tensor:
 def inplace(self: Tensor, fn: Callable, *args: Any, **kwargs: Any) -> Tensor:
     "Run the out-of-place op `fn(self, *args)` and store its result in `self` (the in-place version)."
     if _check_inplace(self, *args):
-        new = fn(_snapshot(self), *args, **kwargs)
+        old = _snapshot(self)
+        new = fn(old, *args, **kwargs)
+        if not new._requires_grad and old._requires_grad:   # e.g. gt_: the old value gets a zero gradient
+            new = _overwrite_node(fn.__name__).apply(old, new.to(self.dtype))
     else:
         with _NoGrad(): new = fn(self, *args, **kwargs)
     return _commit(self, new)
+
+_OVERWRITE: dict = {}
+
+def _overwrite_node(name: str) -> type:
+    "A node for a non-differentiable in-place result (`x.gt_(0)`): the old value's gradient is zero."
+    cls = _OVERWRITE.get(name)
+    if cls is None:
+        def forward(ctx, old, new): return Tensor._make(new._data, new.dtype, new._device)
+        def backward(ctx, g): return zeros_like(g), None
+        n = ''.join(p.capitalize() for p in name.split('_'))
+        cls = _OVERWRITE[name] = type(n, (Function,), {'_node_name': f'{n}Backward0', 'forward': staticmethod(forward),
+                                                        'backward': staticmethod(backward)})
+    return cls
 
 def _make_inplace(name: str, fn: Callable, overlap_ok: bool = False) -> Callable:
     def f(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
@@ -1012,6 +1096,9 @@ class _FillT(_CopyFrom):
     _node_name = 'FillBackward3'
 
 def _fill_fn(x: Tensor, value: Any) -> Tensor:
+    if not isinstance(value, Tensor):
+        _check_scalar(value, x.dtype)
+        if isinstance(value, builtins.complex) and not x.dtype.is_complex: value = value.real
     if isinstance(value, Tensor):
         if value.ndim: raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
                                           f"{value.ndim} dimensions.")
@@ -1118,13 +1205,24 @@ def __setitem__(self: Tensor, key: Any, value: Any) -> None:
     _check_bounds(npk, tuple(self.shape))
     if _is_basic(k) and _overlaps(self._data) and _overlaps(self._data.getitem(k)): raise RuntimeError(_OVERLAP)
     if isinstance(value, np.ndarray): value = tensor(value)
+    if not isinstance(value, Tensor): _check_scalar(value, self.dtype)
+    elif not _is_basic(k): _check_put_dtype(self, k, value)
     value = _scalar_arg(value)
     if isinstance(value, Tensor) and not dt.can_cast(value.dtype, self.dtype) and False:
         pass
     inplace(self, lambda x, v: _CopySlices.apply(x, npk, v, False), value)
 
+def _check_put_dtype(x: Tensor, key: tuple, v: Tensor) -> None:
+    "index_put needs `v` in x's dtype, except one boolean mask with a single value (PyTorch's masked_fill path)."
+    if v.dtype is x.dtype: return
+    adv = [k for k in key if not (k is None or k is Ellipsis or isinstance(k, (slice, builtins.int)))]
+    if len(adv) == 1 and isinstance(adv[0], Tensor) and adv[0].dtype is dt.bool and v.numel() == 1: return
+    raise RuntimeError(f"Index put requires the source and destination dtypes match, got {_legacy(x.dtype)} for the "
+                       f"destination and {_legacy(v.dtype)} for the source.")
+
 def index_put(input: Tensor, indices: Sequence[Tensor], values: Tensor, accumulate: bool = False) -> Tensor:
     "A copy of `input` with `values` put (or added, with repeats accumulating) at `indices`."
+    if isinstance(values, Tensor): _check_put_dtype(input, tuple(indices), values)
     return IndexPut.apply(input, _np_key(tuple(indices), input), values, accumulate)
 
 # %% ../nbs/08c_views.ipynb #a1c0e002
@@ -1177,6 +1275,9 @@ class AsStrided(Function):
     @staticmethod
     def backward(ctx, g):
         return _scatter_flat(g, _flat_map(ctx.src, ctx.dst), ctx.src[0]), None, None, None
+
+class _Unfold(AsStrided):
+    _node_name = 'UnfoldBackward0'
 
 def as_strided(input: Tensor, size: Sequence[int], stride: Sequence[int], storage_offset: int | None = None) -> Tensor:
     "A view of `input`'s storage with `size`, `stride` and `storage_offset` (default: input's own offset)."
@@ -1252,8 +1353,25 @@ for _name in ('add', 'sub', 'mul', 'div', 'pow', 'neg', 'abs', 'exp', 'log', 'sq
               'log1p', 'expm1', 'erf', 'tan', 'atan2', 'exp2', 'log2', 'log10', 'multiply', 'subtract', 'divide',
               'true_divide', 'negative', 'absolute', 'sinh', 'cosh', 'asin', 'acos', 'atan', 'logical_not',
               'bitwise_not', 'logical_and', 'logical_or', 'logical_xor', 'bitwise_and', 'bitwise_or', 'bitwise_xor',
-              'where_'):
+              'where_', 'sgn', 'fix', 'acosh', 'asinh', 'atanh', 'arcsin', 'arccos', 'arctan', 'arcsinh', 'arccosh',
+              'arctanh', 'arctan2', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'greater', 'greater_equal', 'less',
+              'less_equal', 'not_equal'):
     if hasattr(_ops, _name): setattr(Tensor, _name + '_', _make_inplace(_name + '_', getattr(_ops, _name)))
+def _no_inplace_derivative(name: str) -> Callable:
+    "`name` whose node raises in backward: PyTorch records acosh_/asinh_/atanh_ but has no derivative for them."
+    op = getattr(_ops, name)
+    def forward(ctx, x): return op(x)
+    def backward(ctx, g):
+        raise NotImplementedError(f"the derivative for 'inplace version of {name}' is not implemented.")
+    node = type(name.capitalize(), (Function,), {'_node_name': f'{name.capitalize()}Backward1',
+                                                 'forward': staticmethod(forward), 'backward': staticmethod(backward)})
+    def f(x: Tensor) -> Tensor: return node.apply(x)
+    f.__name__ = name
+    return f
+
+for _name in ('acosh', 'asinh', 'atanh'):
+    setattr(Tensor, _name + '_', _make_inplace(_name + '_', _no_inplace_derivative(_name)))
+    setattr(Tensor, 'arc' + _name[1:] + '_', getattr(Tensor, _name + '_'))
 Tensor.masked_fill_ = _make_inplace('masked_fill_', masked_fill, overlap_ok=True)
 Tensor.scatter_ = _make_inplace('scatter_', scatter)
 Tensor.scatter_add_ = _make_inplace('scatter_add_', scatter_add)

@@ -309,3 +309,153 @@ def _unique_targets(tx, key):
     "Whether the key writes every position at most once (repeated writes have no defined winner)."
     pos = torch.arange(tx.numel()).reshape(tx.shape)[_key(torch, key)]
     return pos.numel() == pos.unique().numel()
+
+
+# ---------------------------------------------------------------- edge cases: errors and values as torch
+def _outcome(f):
+    import warnings
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore')
+            r = f()
+    except Exception as e:
+        return type(e).__name__, str(e).split('\nException raised from')[0]
+    if isinstance(r, tuple): return 'ok', [x.tolist() for x in r]
+    return 'ok', (r.tolist(), tuple(r.shape), str(r.dtype).split('.')[-1]) if r is not None else None
+
+
+EDGE = {
+    '0d narrow': lambda L: L.tensor(3.).narrow(0, 0, 1),
+    '0d unflatten': lambda L: L.tensor(3.).unflatten(0, (1,)),
+    '0d movedim': lambda L: L.tensor(3.).movedim(0, 0),
+    '0d movedim -1': lambda L: L.tensor(3.).movedim(-1, -1),
+    '0d movedim 1': lambda L: L.tensor(3.).movedim(1, 0),
+    '0d mT': lambda L: L.tensor(3.).mT,
+    '1d mT': lambda L: L.ones(2).mT,
+    '0d select': lambda L: L.tensor(3.).select(0, 0),
+    '0d unfold': lambda L: L.tensor(3.).unfold(0, 1, 1),
+    '0d unfold 2': lambda L: L.tensor(3.).unfold(0, 2, 1),
+    '0d unfold 0': lambda L: L.tensor(3.).unfold(-1, 0, 1),
+    'expand()': lambda L: L.tensor(3.).expand(),
+    'expand() 1d': lambda L: L.ones(2).expand(),
+    'permute()': lambda L: L.ones(2).permute(),
+    'permute() 0d': lambda L: L.tensor(3.).permute(),
+    'expand(-2)': lambda L: L.ones(2).expand(-2),
+    'expand(-2, 2)': lambda L: L.ones(1, 2).expand(-2, 2),
+    'permute dup': lambda L: L.ones(2, 3).permute(0, 0),
+    'permute dup neg': lambda L: L.ones(2, 3).permute(1, -1),
+    'permute range': lambda L: L.ones(2, 3).permute(0, 2),
+    'movedim range': lambda L: L.ones(2, 3).movedim(0, 2),
+    'movedim dup src': lambda L: L.ones(2, 3).movedim((0, 0), (1, 0)),
+    'movedim dup dst': lambda L: L.ones(2, 3).movedim((0, 1), (1, 1)),
+    'unfold': lambda L: L.arange(10.).unfold(0, 3, 2),
+    'unfold 2d': lambda L: L.arange(12.).reshape(3, 4).unfold(1, 2, 1),
+    'unfold t': lambda L: L.arange(12.).reshape(3, 4).t().unfold(0, 4, 4),
+    'unfold big': lambda L: L.arange(5.).unfold(0, 6, 1),
+    'unfold step 0': lambda L: L.arange(5.).unfold(0, 2, 0),
+    'unfold size 0': lambda L: L.arange(5.).unfold(0, 0, 1),
+    'unique nan': lambda L: L.unique(L.tensor([float('nan'), float('nan'), 1.])),
+    'unique nan inv': lambda L: L.unique(L.tensor([float('nan'), 2., float('nan'), 1., float('nan')]),
+                                         return_inverse=True, return_counts=True),
+    'u8 fill 300': lambda L: L.zeros(2, dtype=L.uint8).fill_(300),
+    'i8 fill -200': lambda L: L.zeros(2, dtype=L.int8).fill_(-200),
+    'u8 fill -255': lambda L: L.zeros(2, dtype=L.uint8).fill_(-255),
+    'u8 fill -256': lambda L: L.zeros(2, dtype=L.uint8).fill_(-256),
+    'u8 fill -0.5': lambda L: L.zeros(2, dtype=L.uint8).fill_(-0.5),
+    'u8 fill 255.5': lambda L: L.zeros(2, dtype=L.uint8).fill_(255.5),
+    'i8 fill -1.5': lambda L: L.zeros(2, dtype=L.int8).fill_(-1.5),
+    'i8 fill 127.9': lambda L: L.zeros(2, dtype=L.int8).fill_(127.9),
+    'i8 fill nan': lambda L: L.zeros(2, dtype=L.int8).fill_(float('nan')),
+    'i16 fill 40000': lambda L: L.zeros(2, dtype=L.int16).fill_(40000),
+    'f32 fill 1e39': lambda L: L.zeros(2).fill_(1e39),
+    'f32 fill inf': lambda L: L.zeros(2).fill_(float('inf')),
+    'f64 fill 1e300': lambda L: L.zeros(2, dtype=L.float64).fill_(1e300),
+    'c64 fill 1e39': lambda L: L.zeros(2, dtype=L.complex64).fill_(1e39),
+    'i32 fill 2**40': lambda L: L.zeros(2, dtype=L.int32).fill_(2 ** 40),
+    'i64 fill 2**70': lambda L: L.zeros(2, dtype=L.int64).fill_(2 ** 70),
+    'i64 fill 2**63': lambda L: L.zeros(2, dtype=L.int64).fill_(2 ** 63),
+    'u8 fill complex': lambda L: L.zeros(2, dtype=L.uint8).fill_(1 + 1j),
+    'u8 fill real complex': lambda L: L.zeros(2, dtype=L.uint8).fill_(1 + 0j),
+    'u8 fill tensor 300': lambda L: L.zeros(2, dtype=L.uint8).fill_(L.tensor(300)),
+    'bool fill 5': lambda L: L.zeros(2, dtype=L.bool).fill_(5),
+    'u8 setitem 300': lambda L: L.zeros(2, dtype=L.uint8).__setitem__(0, 300),
+    'u8 setitem -1': lambda L: (lambda t: (t.__setitem__(0, -1), t)[1])(L.zeros(2, dtype=L.uint8)),
+    'u8 setitem list': lambda L: L.zeros(2, dtype=L.uint8).__setitem__([0], 300),
+    'u8 setitem slice': lambda L: L.zeros(2, dtype=L.uint8).__setitem__(slice(None), -256),
+    'u8 setitem mask': lambda L: L.zeros(2, dtype=L.uint8).__setitem__(L.tensor([True, False]), 300),
+    'u8 masked_fill_': lambda L: L.zeros(2, dtype=L.uint8).masked_fill_(L.tensor([True, False]), 300),
+    'i8 masked_fill': lambda L: L.zeros(2, dtype=L.int8).masked_fill(L.tensor([True, False]), -200),
+    'i8 masked_fill_ tensor': lambda L: L.zeros(2, dtype=L.int8).masked_fill_(L.tensor([True, False]), L.tensor(300)),
+    'index_put_ dtype': lambda L: L.zeros(3).index_put_((L.tensor([0]),), L.tensor([1], dtype=L.float64)),
+    'index_put dtype': lambda L: L.zeros(3).index_put((L.tensor([0]),), L.tensor([1])),
+    'index_put_ acc dtype': lambda L: L.zeros(3).index_put_((L.tensor([0]),), L.tensor([1.], dtype=L.float64), accumulate=True),
+    'setitem idx dtype': lambda L: L.zeros(3).__setitem__(L.tensor([0]), L.tensor([1], dtype=L.float64)),
+    'setitem mask 0d dtype': lambda L: (lambda t: (t.__setitem__(L.tensor([True, False, True]), L.tensor(1., dtype=L.float64)), t)[1])(L.zeros(3)),
+    'setitem mask 1d dtype': lambda L: L.zeros(3).__setitem__(L.tensor([True, False, True]), L.tensor([1., 2.], dtype=L.float64)),
+    'index_put_ mask 1 value': lambda L: L.zeros(3).index_put_((L.tensor([True, False, False]),), L.tensor([1.], dtype=L.float64)),
+    'setitem int+idx dtype': lambda L: L.zeros(2, 3).__setitem__((0, [0]), L.tensor([1.], dtype=L.float64)),
+    'setitem slice dtype': lambda L: (lambda t: (t.__setitem__(slice(None), L.tensor([1., 2, 3], dtype=L.float64)), t)[1])(L.zeros(3)),
+    'acosh_': lambda L: L.tensor([1.5, 2.5]).acosh_(),
+    'asinh_': lambda L: L.tensor([0.5, -0.25]).asinh_(),
+    'atanh_': lambda L: L.tensor([0.5, -0.25]).atanh_(),
+    'sgn_': lambda L: L.tensor([0.5, -1.5, 0.]).sgn_(),
+    'sgn_ complex': lambda L: L.tensor([3 + 4j, 0j]).sgn_(),
+    'fix_': lambda L: L.tensor([0.5, -1.5]).fix_(),
+    'arctan2_': lambda L: L.tensor([0.5, -1.5]).arctan2_(L.tensor([1., 2.])),
+    'gt_': lambda L: L.tensor([0.5, -0.25]).gt_(0),
+    'eq_ int': lambda L: L.tensor([1, 2]).eq_(L.tensor([1, 3])),
+    'le_ bool': lambda L: L.tensor([True, False]).le_(L.tensor([False, False])),
+    'acosh_ int': lambda L: L.tensor([1, 2]).acosh_(),
+}
+
+
+@pytest.mark.parametrize('name', list(EDGE))
+def test_edge_cases_match_torch(name):
+    t, m = _outcome(lambda: EDGE[name](torch)), _outcome(lambda: EDGE[name](mt))
+    if t[0] == 'ok' and m[0] == 'ok' and t[1] and not isinstance(t[1], list):
+        assert m[1][1:] == t[1][1:]
+        torch.testing.assert_close(torch.tensor(m[1][0]), torch.tensor(t[1][0]), equal_nan=True, check_dtype=False)
+    elif t[0] == 'ok' and isinstance(t[1], list):
+        torch.testing.assert_close(m[1], t[1], equal_nan=True)
+    else:
+        assert m == t
+
+
+def test_unfold_gradient_overlapping_windows():
+    for shape, args in [((10,), (0, 3, 2)), ((10,), (0, 4, 1)), ((3, 4), (1, 2, 1)), ((3, 4), (0, 2, 1))]:
+        tx = torch.randn(shape, requires_grad=True); mx = mt.tensor(tx.detach().numpy(), requires_grad=True)
+        ty, my = (tx * 2).unfold(*args), (mx * 2).unfold(*args)
+        _close(my, ty)
+        assert type(my.grad_fn).__name__ == 'UnfoldBackward0' and my._base is not None
+        g = torch.randn(ty.shape)
+        (ty * g).sum().backward(); (my * mt.tensor(g.numpy())).sum().backward()
+        _close(mx.grad, tx.grad)
+
+
+@pytest.mark.parametrize('op', ['acosh_', 'asinh_', 'atanh_', 'arccosh_', 'arcsinh_', 'arctanh_'])
+def test_inplace_without_derivative(op):
+    "torch records these in-place ops but has no derivative for them: backward raises."
+    data = [1.5, 2.5] if 'cosh' in op else [0.25, -0.5]
+    tx, mx = _pair(data)
+    tb, mb = tx * 1, mx * 1
+    getattr(tb, op)(); getattr(mb, op)()
+    _close(mb, tb)
+    assert type(mb.grad_fn).__name__ == type(tb.grad_fn).__name__
+    assert _err(lambda: mb.sum().backward()) == _err(lambda: tb.sum().backward())
+
+
+@pytest.mark.parametrize('op', ['sgn_', 'fix_', 'arcsin_', 'arctan_', 'gt_', 'eq_'])
+def test_new_inplace_variants_grad(op):
+    tx, mx = _pair([0.25, -0.5])
+    for L, x in ((torch, tx), (mt, mx)):
+        b = x * 1
+        getattr(b, op)(*([L.tensor(0.25)] if op in ('gt_', 'eq_') else []))
+        assert b.requires_grad
+        (b * L.tensor([2., 3.])).sum().backward()
+    _close(mx.grad, tx.grad)
+
+
+def test_view_ops_many_dims():
+    "Views have no numpy limit on the number of dims (torch allows more than 64)."
+    m = mt.zeros(1).view([1] * 70)
+    assert m.ndim == 70 and m.unsqueeze(0).ndim == 71 and m.permute(*range(69, -1, -1)).ndim == 70
