@@ -12,6 +12,9 @@ from . import functional, init, utils
 from .pooling import (MaxPool1d, AvgPool1d, AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool2d,
                                   MaxUnpool1d, MaxUnpool2d, Fold, Unfold)
 from .transformer import TransformerEncoder, TransformerDecoderLayer, TransformerDecoder, Transformer
+from . import rnn
+from .rnn import RNNBase, RNN, LSTM, GRU, RNNCellBase, RNNCell, LSTMCell, GRUCell
+import minitorch.nn.utils.rnn   # PyTorch's path `nn.utils.rnn`
 from .activations import (ELU, SELU, CELU, Hardtanh, ReLU6, Hardsigmoid, Hardswish, Mish, Softsign,
     Softshrink, Hardshrink, Tanhshrink, Threshold, GLU, PReLU, Softmin, LeakyReLU, LogSigmoid, Softplus, SmoothL1Loss,
     HuberLoss, KLDivLoss, CosineSimilarity, PairwiseDistance, GroupNorm, RMSNorm, PixelShuffle, PixelUnshuffle,
