@@ -453,6 +453,11 @@ def _np_to_data(arr: np.ndarray, dtype: dtype) -> TensorData:
 def _values_array(flat: list, shape: tuple, kind: dtype, dtype: dtype) -> np.ndarray:
     "Python values (their promoted dtype `kind`) as a numpy array for `dtype`, refusing what PyTorch refuses."
     integral = not (dtype.is_floating_point or dtype.is_complex or dtype is dt.bool)
+    if (integral or dtype is dt.bool) and not (kind.is_complex and dtype is dt.bool):
+        for t in set(map(type, flat)):   # numpy's own float and bool scalars are no ints (np.float64 is a float)
+            if (issubclass(t, (np.floating, np.complexfloating)) and not issubclass(t, (builtins.float, builtins.complex))
+                    or issubclass(t, np.bool_) and dtype is not dt.bool):
+                raise TypeError(f"'numpy.{t.__name__}' object cannot be interpreted as an integer")
     if kind.is_complex and not (dtype.is_complex or dtype is dt.bool):
         raise TypeError("'complex' object cannot be interpreted as an integer" if integral
                         else "must be real number, not complex")
@@ -462,8 +467,9 @@ def _values_array(flat: list, shape: tuple, kind: dtype, dtype: dtype) -> np.nda
     else:
         try: arr = np.array(flat, dtype=np.int64)
         except OverflowError:   # beyond int64: PyTorch reads such ints only into floating/complex dtypes
-            if integral or dtype is dt.bool: raise ValueError("Overflow when unpacking long long") from None
-            arr = np.array([builtins.float(v) for v in flat], dtype=np.float64)
+            if integral: raise ValueError("Overflow when unpacking long long") from None
+            arr = np.array([builtins.float(v) if dtype is not dt.bool else v != 0 for v in flat],
+                           dtype=np.float64 if dtype is not dt.bool else np.bool_)
     arr = arr.reshape(shape)
     if integral and arr.dtype.kind in 'if' and arr.size:   # the value checks of `dt.overflows`, vectorized
         lim = dt.iinfo(dtype)
@@ -564,6 +570,14 @@ def _size_arg(s: Any) -> int | None:
 
 def _sizes(size: tuple, fn: str = 'zeros', varargs: bool = True) -> tuple[int, ...]:
     "Accept `f(2, 3)`, `f((2, 3))`, `f([2, 3])` or `f(Size)`; refuse other sizes with PyTorch's errors."
+    if not size and varargs:
+        if fn in ('zeros', 'ones', 'empty'): raise TypeError(f'{fn}() missing 1 required positional arguments: "size"')
+        raise TypeError(f"{fn}() received an invalid combination of arguments - got (), but expected one of:")
+    if varargs and len(size) > 1 and isinstance(size[0], (tuple, list)):
+        if fn in ('zeros', 'ones', 'empty'):
+            raise TypeError(f"{fn}() takes 1 positional argument but {len(size)} were given")
+        got = ", ".join(type(s).__name__ for s in size)
+        raise TypeError(f"{fn}() received an invalid combination of arguments - got ({got}), but expected one of:")
     packed = len(size) == 1 and isinstance(size[0], (tuple, list))
     items = tuple(size[0]) if packed else size
     out = []
@@ -635,9 +649,10 @@ def _fill_scalar(fill_value: Any, fn: str) -> Any:
     if not _is_number(fill_value):
         raise TypeError(f"{fn}(): argument 'fill_value' (position 2) must be Number, not "
                         f"{type(fill_value).__name__}")
-    if isinstance(fill_value, np.bool_): fill_value = builtins.float(fill_value)   # PyTorch reads it as a float
+    if isinstance(fill_value, (np.bool_, np.complexfloating)) and not isinstance(fill_value, builtins.complex):
+        fill_value = builtins.float(np.real(fill_value))   # PyTorch reads np.bool_ and np.complex64 as floats
     elif isinstance(fill_value, np.number) and not isinstance(fill_value, np.floating):
-        fill_value = fill_value.item()          # numpy ints and complex as Python numbers
+        fill_value = fill_value.item()          # numpy ints (and complex128) as Python numbers
     if isinstance(fill_value, builtins.int) and not isinstance(fill_value, builtins.bool):
         if fill_value > 2**64 - 1: raise OverflowError("int too big to convert")
         if fill_value < -2**63: raise OverflowError("can't convert negative int to unsigned")
@@ -685,10 +700,15 @@ def empty(*size: Any, dtype: dtype | None = None, device: Any = None, requires_g
     d = dtype or dt.get_default_dtype()
     return _wrap(_alloc(_sizes(size, 'empty'), d), d, device, requires_grad)
 
+def _tname(v: Any) -> str:
+    "The type name PyTorch's argument errors print: 'int', 'list', 'numpy.ndarray'."
+    t = type(v)
+    return t.__name__ if t.__module__ == 'builtins' else f"{t.__module__}.{t.__qualname__}"
+
 def _like(t: Tensor, dtype: dtype | None, device: Any, fn: str = 'zeros_like') -> tuple:
     "The shape, dtype and device a `*_like` function should use."
     if not isinstance(t, Tensor):
-        raise TypeError(f"{fn}(): argument 'input' (position 1) must be Tensor, not {type(t).__name__}")
+        raise TypeError(f"{fn}(): argument 'input' (position 1) must be Tensor, not {_tname(t)}")
     return t.shape, dtype or t.dtype, device if device is not None else t._device
 
 def zeros_like(input: Tensor, *, dtype: dtype | None = None, device: Any = None,
@@ -727,9 +747,6 @@ def _range_arg(v: Any, fn: str, name: str, pos: int) -> Any:
     if not _is_number(v):
         raise TypeError(f"{fn}(): argument '{name}' (position {pos}) must be Number, not {type(v).__name__}")
     if isinstance(v, (np.number, np.bool_)): v = v.item()
-    if isinstance(v, builtins.complex):
-        if v.imag != 0: raise RuntimeError("value cannot be converted to type double without overflow")
-        v = v.real
     return v
 
 def _not_implemented(kernel: str, dtype: dtype) -> NotImplementedError:
@@ -747,6 +764,9 @@ def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: dtype | None = 
     if dtype is None:
         dtype = dt.int64 if all(isinstance(v, builtins.int) for v in vals) else dt.get_default_dtype()
     if dtype is dt.bool or dtype.is_complex: raise _not_implemented('arange_cpu', dtype)
+    if any(isinstance(v, builtins.complex) and v.imag != 0 for v in vals):
+        raise RuntimeError("value cannot be converted to type double without overflow")
+    start, end, step = vals = tuple(v.real if isinstance(v, builtins.complex) else v for v in vals)
     for v in vals:
         if isinstance(v, builtins.int) and dt.overflows(v, dt.int64):
             raise RuntimeError("value cannot be converted to type int64_t without overflow")
@@ -757,10 +777,12 @@ def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: dtype | None = 
     if (step > 0 and start > end) or (step < 0 and start < end):
         raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     integral = not dtype.is_floating_point
-    if integral:   # integer dtypes compute in int64: the arguments are truncated first
-        if builtins.int(step) == 0: raise ValueError("step must be nonzero")
+    if dtype is dt.int64:   # int64: every argument truncated first, the size counted in integers
         start, end, step = builtins.int(start), builtins.int(end), builtins.int(step)
-    n = builtins.max(0, math.ceil((end - start) / step))
+        if step == 0: raise ValueError("step must be nonzero")
+    if all(isinstance(v, builtins.int) for v in (start, end, step)): n = builtins.max(0, -((start - end) // step))
+    else: n = builtins.max(0, math.ceil((end - start) / step))   # counted in double
+    if integral: start, step = builtins.int(start), builtins.int(step)   # then the values come in int64
     if n >= 2**63: raise RuntimeError("invalid size, possible overflow?")
     _alloc_check((n,), dtype)
     # the values are computed in double (PyTorch's accumulate type), then rounded once to `dtype`
@@ -796,13 +818,11 @@ def linspace(start: Any, end: Any, steps: int = None, *, dtype: dtype | None = N
     dtype = _dtype_arg(dtype, 'linspace')
     start, end = _space_ends(start, end, 'linspace')
     steps = _steps_arg(steps, 'linspace', start, end)
-    if dtype is None:
-        dtype = (_default_for_kind('c') if isinstance(start, builtins.complex) or isinstance(end, builtins.complex)
-                 else dt.get_default_dtype())
-    if dtype is dt.bool or dtype is dt.complex32: raise _not_implemented('linspace_cpu', dtype)
+    dtype = _space_dtype(start, end, dtype, 'linspace', steps)
     integral = not (dtype.is_floating_point or dtype.is_complex)
-    if integral:
+    if integral:   # the ends are converted to the dtype first (checked, then wrapped: -1 is 255 in uint8)
         for v in (start, end): _check_fill(v, dtype)
+        start, end = (_np_to_data(np.array([builtins.int(v)]), dtype).storage[0].item() for v in (start, end))
     _alloc_check((steps,), dtype)
     # PyTorch computes in the output dtype: start + step*i for the first half, end - step*(steps-1-i) after
     ct = np.float32 if dtype in (dt.float32, dt.float16, dt.bfloat16) else (
@@ -811,14 +831,29 @@ def linspace(start: Any, end: Any, steps: int = None, *, dtype: dtype | None = N
     else:
         s, e = ct(start), ct(end)
         step = (e - s) / ct(steps - 1)
-        # the kernels use fused multiply-adds: one rounding, as if computed in double precision
-        wide = np.complex128 if np.dtype(ct).kind == 'c' else np.float64
+        if dtype in (dt.float16, dt.bfloat16): step = ct(dtype.numpy_dtype.type(step))   # the step in 16 bits
+        # the kernels use fused multiply-adds: one rounding, as if computed in a wider precision
+        wide = ((np.clongdouble if np.dtype(ct).kind == 'c' else np.longdouble) if ct in (np.float64, np.complex128)
+                else np.complex128 if np.dtype(ct).kind == 'c' else np.float64)
         s, e, step = wide(s), wide(e), wide(step)
         i = np.arange(steps).astype(wide)
         half = steps // 2
         arr = np.where(np.arange(steps) < half, s + step * i, e - step * (steps - 1 - i))
     if integral: arr = np.trunc(arr)
+    if arr.dtype.itemsize > 8 and arr.dtype.kind == 'f': arr = arr.astype(np.float64)
+    elif arr.dtype.itemsize > 16: arr = arr.astype(np.complex128)
     return _new(arr, dtype, device, requires_grad)
+
+def _space_dtype(start: Any, end: Any, dtype: dtype | None, fn: str, steps: int) -> dtype:
+    "The dtype of linspace/logspace: complex ends need a complex dtype; bool and complex32 have no kernel."
+    cplx = isinstance(start, builtins.complex) or isinstance(end, builtins.complex)
+    if dtype is None: return _default_for_kind('c') if cplx else dt.get_default_dtype()
+    if cplx and not dtype.is_complex:
+        c = _default_for_kind('c')
+        raise RuntimeError(f"minitorch.{fn}(): inferred dtype {dt.cpp_type_name(c)} can't be safely cast to "
+                           f"passed dtype {dt.scalar_type_name(dtype)}")
+    if (dtype is dt.bool or dtype is dt.complex32) and steps > 1: raise _not_implemented(f'{fn}_cpu', dtype)
+    return dtype
 
 def logspace(start: Any, end: Any, steps: int = None, base: float = 10.0, *, dtype: dtype | None = None,
              device: Any = None, requires_grad: bool = False, out: Any = None) -> Tensor:
@@ -827,8 +862,9 @@ def logspace(start: Any, end: Any, steps: int = None, base: float = 10.0, *, dty
     start, end = _space_ends(start, end, 'logspace')
     steps = _steps_arg(steps, 'logspace', start, end)
     cplx = isinstance(start, builtins.complex) or isinstance(end, builtins.complex)
-    if dtype is None: dtype = _default_for_kind('c') if cplx else dt.get_default_dtype()
-    if dtype is dt.bool or dtype is dt.complex32: raise _not_implemented('logspace_cpu', dtype)
+    dtype = _space_dtype(start, end, dtype, 'logspace', steps)
+    if not (dtype.is_floating_point or dtype.is_complex):
+        for v in (start, end): _check_fill(v, dtype)
     _alloc_check((steps,), dtype)
     # floating dtypes compute in their own precision (float32 for 16-bit floats), integers in double
     wide = dt.complex128 if cplx or dtype.is_complex else dt.float64
@@ -971,17 +1007,17 @@ def randint(low: int, high: int | None = None, size: Sequence[int] | None = None
     high = _int_arg(high, 'randint', 'high', names[1][1])
     shape = _sizes((size,), 'randint', varargs=False)
     d = dtype or dt.int64
+    for v in (low, high):
+        if dt.overflows(v, dt.int64): raise ValueError("Overflow when unpacking long long")
+    if low >= high: raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
     if d.is_complex:
         raise RuntimeError("check_random_bounds handles only integral, floating-point and boolean types")
-    if low >= high: raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
     cname = _RANDOM_TYPE_NAMES.get(d.name)
     if cname is not None:
         lim = dt.finfo(d) if d.is_floating_point else (dt.iinfo(d) if d is not dt.bool else None)
         lo, hi = (0, 1) if lim is None else (lim.min, lim.max)
         if low < lo or low > hi: raise RuntimeError(f"from is out of bounds for {cname}")
         if high - 1 < lo or high - 1 > hi: raise RuntimeError(f"to - 1 is out of bounds for {cname}")
-    for v in (low, high):
-        if dt.overflows(v, dt.int64): raise ValueError("Overflow when unpacking long long")
     _alloc_check(shape, d)
     arr = _rng(generator).integers(low, high, shape)
     return _new(arr, d, device, requires_grad)
@@ -993,8 +1029,13 @@ def randperm(n: int, *, generator: Generator | None = None, dtype: dtype | None 
     n = _int_arg(n, 'randperm', 'n', 1)
     d = dtype or dt.int64
     if n < 0: raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
+    # floats hold consecutive integers only up to 2^(mantissa bits + 1) (bfloat16 goes unchecked in PyTorch)
+    top = {dt.float16: (2049, '2049'), dt.float32: (2**24 + 1, '2^24+1'), dt.float64: (2**53 + 1, '2^53+1')}.get(d)
+    if top is not None and n > top[0]:
+        raise RuntimeError(f"n cannot be greater than {top[1]} for {dt.scalar_type_name(d)} type.")
+    if n > 0 and d is not dt.bool and dt.overflows(n - 1, d):
+        raise RuntimeError(f"value cannot be converted to type {dt.cpp_type_name(d)} without overflow")
     if d is dt.bool or d.is_complex: raise _not_implemented('randperm', d)
-    if n > 0: _check_fill(n - 1, d)
     _alloc_check((n,), d)
     return _new(_rng(generator).permutation(n), d, device, requires_grad)
 
