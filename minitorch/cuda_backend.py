@@ -31,12 +31,15 @@ __all__ = ['SIMULATOR', 'THREADS', 'MAX_BLOCKS', 'TILE', 'ROW_BLOCKS', 'ROW_THRE
            'launch', 'grid_1d', 'map_kernel', 'map_into', 'cuda_map', 'zip_kernel', 'where_kernel', 'cuda_zip',
            'cuda_where', 'reduce_acc', 'reduce_kernels', 'cuda_reduce', 'matmul_acc', 'matmul_kernel', 'cuda_matmul',
            'matmul_register_kernel', 'cuda_matmul_register', 'softmax_kernel', 'cuda_softmax', 'gather_kernel',
-           'scatter_kernel', 'cuda_gather', 'cuda_scatter', 'check_device', 'CudaBackend']
+           'scatter_kernel', 'cuda_gather', 'cuda_scatter', 'check_device', 'wrapped_to_device', 'CudaBackend']
 
 # %% ../nbs/13_cuda.ipynb #1a72114f
 from .cuda import is_available, is_simulator, synchronize  # noqa: E402
 
 SIMULATOR: bool = is_simulator()
+if SIMULATOR:   # simulated threads compute with numpy scalars, which warn on inf * 0; a GPU (and PyTorch) stays quiet
+    import warnings
+    warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"minitorch\.cuda_backend")
 # Launch sizes: few threads under the simulator (each one is a Python thread), GPU-sized otherwise.
 THREADS: int = 32 if SIMULATOR else 256        # threads per block of 1-D kernels (a power of two)
 MAX_BLOCKS: int = 2 if SIMULATOR else 4096     # grid-stride loops cover the rest
@@ -238,7 +241,15 @@ def _round_half_even(x: Any) -> Any:
     if _rounder(x): return x
     r = math.floor(x + 0.5)
     if r - x == 0.5 and r % 2 != 0: r -= 1
-    return r
+    return math.copysign(r, x)   # -0.4 rounds to -0.0, as in PyTorch
+@register_jitable
+def _floor(x: Any) -> Any: return x if _rounder(x) else math.copysign(math.floor(x), x)
+@register_jitable
+def _ceil(x: Any) -> Any: return x if _rounder(x) else math.copysign(math.ceil(x), x)
+@register_jitable
+def _trunc(x: Any) -> Any:
+    "Toward zero, from floor of |x| (the simulator's numpy floats have no `__trunc__`)."
+    return x if _rounder(x) else math.copysign(math.floor(abs(x)), x)
 @register_jitable
 def _sign(x: Any) -> Any:
     if x != x: return 0.0
@@ -260,9 +271,7 @@ FLOAT_MAP: dict[str, Callable] = {
     "sigmoid": _sigmoid, "relu": lambda x: x if (x > 0 or x != x) else 0.0,
     "log1p": lambda x: math.log1p(x) if x > -1 else (-_INF if x == -1 else _NAN),
     "expm1": lambda x: _INF if x > 709.0 else math.expm1(x), "erf": lambda x: math.erf(x),
-    "sign": _sign, "floor": lambda x: x if _rounder(x) else math.floor(x),
-    "ceil": lambda x: x if _rounder(x) else math.ceil(x), "trunc": lambda x: x if _rounder(x) else math.trunc(x),
-    "round": _round_half_even, "logical_not": lambda x: x == 0, "isnan": _isnan, "isinf": _isinf,
+    "sign": _sign, "floor": _floor, "ceil": _ceil, "trunc": _trunc, "round": _round_half_even, "logical_not": lambda x: x == 0, "isnan": _isnan, "isinf": _isinf,
     "isfinite": lambda x: not (x != x or _isinf(x)), "signbit": lambda x: math.copysign(1.0, x) < 0,
 }
 INT_MAP: dict[str, Callable] = {
@@ -366,8 +375,16 @@ def _pow(a: Any, b: Any) -> Any:
     return math.pow(a, b)
 @register_jitable
 def _ffloordiv(a: Any, b: Any) -> Any:
-    q = _fdiv(a, b)
-    return q if _rounder(q) else math.floor(q)
+    "PyTorch's `div_floor`: the quotient of `a - fmod(a, b)`, floored (3 // -inf is -1, inf // 2 is nan)."
+    if b == 0: return _fdiv(a, b)
+    if a != a or b != b or _isinf(a): return _NAN
+    mod = a if _isinf(b) else math.fmod(a, b)
+    div = (a - mod) / b
+    if mod != 0 and (b < 0) != (mod < 0): div -= 1
+    if div == 0: return math.copysign(0.0, a) * math.copysign(1.0, b)
+    if _rounder(div): return div
+    fl = math.floor(div)
+    return fl + 1 if div - fl > 0.5 else fl
 @register_jitable
 def _fremainder(a: Any, b: Any) -> Any:
     if b == 0 or a != a or b != b or _isinf(a): return _NAN
@@ -380,10 +397,12 @@ def _ffmod(a: Any, b: Any) -> Any:
     if b == 0 or a != a or b != b or _isinf(a): return _NAN
     return a if _isinf(b) else math.fmod(a, b)
 @register_jitable
-def _ifloordiv(a: Any, b: Any) -> Any:
+def _ifloordiv(a: Any, b: Any) -> Any: return a - a if b == 0 else a // b   # b == 0 is flagged by the kernel
+@register_jitable
+def _itruncdiv(a: Any, b: Any) -> Any:
     if b == 0: return a - a
     q = a // b
-    return q
+    return q + 1 if q < 0 and q * b != a else q
 @register_jitable
 def _iremainder(a: Any, b: Any) -> Any: return a - a if b == 0 else a % b
 @register_jitable
@@ -412,13 +431,13 @@ FLOAT_ZIP: dict[str, Callable] = {
     "pow": _pow, "maximum": _fmax, "minimum": _fmin,
     "fmax": lambda a, b: b if a != a else (a if b != b else max(a, b)),
     "fmin": lambda a, b: b if a != a else (a if b != b else min(a, b)),
-    "floor_divide": _ffloordiv, "remainder": _fremainder, "fmod": _ffmod,
+    "floor_divide": _ffloordiv, "trunc_divide": lambda a, b: _trunc(_fdiv(a, b)), "remainder": _fremainder, "fmod": _ffmod,
     "atan2": lambda a, b: math.atan2(a, b), "copysign": lambda a, b: math.copysign(a, b),
     "hypot": lambda a, b: math.hypot(a, b), **_CMP}
 INT_ZIP: dict[str, Callable] = {
     "add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b, "pow": _ipow,
     "maximum": lambda a, b: max(a, b), "minimum": lambda a, b: min(a, b), "floor_divide": _ifloordiv,
-    "remainder": _iremainder, "fmod": _ifmod, "bitwise_and": lambda a, b: a & b,
+    "trunc_divide": _itruncdiv, "remainder": _iremainder, "fmod": _ifmod, "bitwise_and": lambda a, b: a & b,
     "bitwise_or": lambda a, b: a | b, "bitwise_xor": lambda a, b: a ^ b,
     "bitwise_left_shift": lambda a, b: a << b, "bitwise_right_shift": lambda a, b: a >> b, **_CMP}
 BOOL_ZIP: dict[str, Callable] = {
@@ -429,6 +448,7 @@ COMPLEX_ZIP: dict[str, Callable] = {
     "add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
     "div": lambda a, b: a / b, "eq": lambda a, b: a == b, "ne": lambda a, b: a != b}
 ZIP_TABLES = {"float": FLOAT_ZIP, "int": INT_ZIP, "bool": BOOL_ZIP, "complex": COMPLEX_ZIP}
+_INT_DIVISIONS = ("floor_divide", "trunc_divide", "remainder", "fmod")   # integer b == 0 raises, as on the CPU
 
 
 @functools.lru_cache(maxsize=None)
@@ -436,14 +456,16 @@ def zip_kernel(op: str, in_name: str, out_name: str) -> Any:
     "The grid-stride kernel applying zip op `op` to two storages of `in_name` into one of `out_name`."
     fn = _jit(ZIP_TABLES[_category(in_name)][op])
     load, store = loader(in_name), storer(out_name, _category(in_name) == "complex")
+    zero_check = _category(in_name) == "int" and op in _INT_DIVISIONS
 
     @cuda.jit
-    def kernel(out, shape, a, a_strides, a_offset, b, b_strides, b_offset, n):
+    def kernel(out, shape, a, a_strides, a_offset, b, b_strides, b_offset, err, n):
         i = cuda.grid(1)
         step = cuda.gridsize(1)
         while i < n:
             x = load(a, strided_position(i, shape, a_strides, a_offset))
             y = load(b, strided_position(i, shape, b_strides, b_offset))
+            if zero_check and y == 0: err[0] = 1   # a kernel cannot raise: flag it, the host raises
             store(out, i, fn(x, y))
             i += step
     return kernel
@@ -472,8 +494,12 @@ def cuda_zip(op: str, a: TensorData, b: TensorData, out_dtype: dtype) -> TensorD
     out = TensorData(device_empty(a.numel, _np_name(out_dtype)), a.shape)
     if a.numel:
         k = zip_kernel(op, a.storage.dtype.name, out.storage.dtype.name)
+        checked = op in _INT_DIVISIONS and _category(a.storage.dtype.name) == "int"
+        err = cuda.to_device(np.zeros(1, np.int64)) if checked else _ints(())   # the flag is read only when checked
         launch(k, grid_1d(a.numel), THREADS, out.storage.data, _ints(a.shape), a.storage.data, _ints(a.strides),
-               a.offset, b.storage.data, _ints(b.strides), b.offset, a.numel)
+               a.offset, b.storage.data, _ints(b.strides), b.offset, err, a.numel)
+        if checked and err.copy_to_host()[0]:
+            raise RuntimeError("ZeroDivisionError")
     return out
 
 
@@ -951,6 +977,20 @@ def check_device(*tds: TensorData) -> None:
             raise RuntimeError(_SAME_DEVICE)
 
 
+def wrapped_to_device(td: TensorData) -> TensorData:
+    """`td` on the device. Host data is allowed only when it is one element seen through stride 0 (a 0-d cpu
+    tensor or Python scalar, perhaps broadcast): PyTorch copies such a *wrapped number* over; anything else raises."""
+    if is_cuda_data(td): return td
+    if any(s != 0 for s in td.strides): raise RuntimeError(_SAME_DEVICE)
+    one = to_device(np.asarray(td.storage[td.offset:td.offset + 1]))
+    return TensorData(one, td.shape, td.strides, 0)
+
+
+def _is_complex32(td: TensorData) -> bool:
+    "complex32 storage (a pair of fp16 words): no kernel here, the host runs it (and raises what PyTorch raises)."
+    return td.storage.dtype == dt.COMPLEX32_STORAGE
+
+
 def _reference() -> Any:
     from minitorch.backends import NumpyBackend
     return NumpyBackend()
@@ -1005,25 +1045,25 @@ class CudaBackend(_backend_base()):
     # -- the six primitives --
     def map(self, op: str, a: TensorData, out_dtype: dtype) -> TensorData:
         "Elementwise unary `op` (grid-stride kernel)."
-        check_device(a)
+        a = wrapped_to_device(a)
         name = a.storage.dtype.name
-        if out_dtype.numpy_dtype is None or op not in MAP_TABLES[_category(name)]:
+        if out_dtype.numpy_dtype is None or _is_complex32(a) or op not in MAP_TABLES[_category(name)]:
             return self._via_host("map", op, a, out_dtype)
         return cuda_map(op, a, out_dtype)
 
     def zip(self, op: str, a: TensorData, b: TensorData, out_dtype: dtype) -> TensorData:
         "Elementwise binary `op` (grid-stride kernel)."
-        check_device(a, b)
+        a, b = wrapped_to_device(a), wrapped_to_device(b)
         name = a.storage.dtype.name
-        if (out_dtype.numpy_dtype is None or b.storage.dtype.name != name
+        if (out_dtype.numpy_dtype is None or b.storage.dtype.name != name or _is_complex32(a)
                 or op not in ZIP_TABLES[_category(name)]):
             return self._via_host("zip", op, a, b, out_dtype)
         return cuda_zip(op, a, b, out_dtype)
 
     def reduce(self, op: str, a: TensorData, dim: int, out_dtype: dtype) -> TensorData:
         "Reduce along `dim` (shared-memory tree + second pass)."
-        check_device(a)
-        if out_dtype.numpy_dtype is None or op not in _PICK or (
+        a = wrapped_to_device(a)
+        if out_dtype.numpy_dtype is None or _is_complex32(a) or op not in _PICK or (
                 _category(a.storage.dtype.name) == "complex" and op != "sum"):
             return self._via_host("reduce", op, a, dim, out_dtype)
         return cuda_reduce(op, a, dim, out_dtype)
@@ -1031,20 +1071,20 @@ class CudaBackend(_backend_base()):
     def matmul(self, a: TensorData, b: TensorData, out_dtype: dtype) -> TensorData:
         "Batched matmul (tiled shared-memory kernel)."
         check_device(a, b)
-        if out_dtype.numpy_dtype is None or a.storage.dtype != b.storage.dtype:
+        if out_dtype.numpy_dtype is None or _is_complex32(a) or a.storage.dtype != b.storage.dtype:
             return self._via_host("matmul", a, b, out_dtype)
         return cuda_matmul(a, b, out_dtype)
 
     def copy(self, a: TensorData, out_dtype: dtype) -> TensorData:
         "Contiguous copy cast to `out_dtype` (the `id` map)."
-        check_device(a)
-        if out_dtype.numpy_dtype is None: return self._via_host("copy", a, out_dtype)
+        a = wrapped_to_device(a)
+        if out_dtype.numpy_dtype is None or _is_complex32(a): return self._via_host("copy", a, out_dtype)
         return cuda_map("id", a, out_dtype)
 
     def where(self, cond: TensorData, a: TensorData, b: TensorData, out_dtype: dtype) -> TensorData:
         "Elementwise select."
-        check_device(cond, a, b)
-        if out_dtype.numpy_dtype is None or a.storage.dtype != b.storage.dtype:
+        cond, a, b = wrapped_to_device(cond), wrapped_to_device(a), wrapped_to_device(b)
+        if out_dtype.numpy_dtype is None or _is_complex32(a) or a.storage.dtype != b.storage.dtype:
             return self._via_host("where", cond, a, b, out_dtype)
         return cuda_where(cond, a, b, out_dtype)
 
@@ -1056,7 +1096,13 @@ class CudaBackend(_backend_base()):
 
     def assign(self, dst: TensorData, src: TensorData) -> None:
         "In place: copy `src` into the strided device view `dst`."
-        check_device(dst, src)
+        check_device(dst)
+        src = wrapped_to_device(src)
+        if _is_complex32(dst):
+            h = data_to_host(dst)
+            self.host.assign(h, data_to_host(src))
+            dst.storage.data.copy_to_device(h.storage)
+            return
         map_into("id", dst, src)
 
     def gather(self, a: TensorData, dim: int, index: TensorData) -> TensorData:

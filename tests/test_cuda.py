@@ -376,6 +376,55 @@ def test_backend_primitives_and_device_mixing():
                                     np.arccosh([1.0, 2.0]), maxulp=2)
 
 
+def test_backend_takes_wrapped_numbers_and_refuses_other_host_data():
+    bk = cb.CudaBackend()
+    d = dev(np.arange(6, dtype=np.float32).reshape(2, 3))
+    two = TensorData.from_numpy(np.array(2.0, np.float32))                  # 0-d host tensor, broadcast (stride 0)
+    np.testing.assert_array_equal(host(bk.zip("mul", d, two.expand(2, 3), dt.float32)), 2 * host(d))
+    np.testing.assert_array_equal(host(bk.where(dev(np.array([True, False, True])).expand(2, 3), d, two.expand(2, 3),
+                                                dt.float32)), [[0, 2, 2], [3, 2, 5]])
+    np.testing.assert_array_equal(host(bk.copy(two, dt.int64)), 2)
+    with pytest.raises(RuntimeError, match="cuda:0 and cpu!"):            # a real host row is not a wrapped number
+        bk.zip("add", d, TensorData.from_numpy(np.ones(3, np.float32)).expand(2, 3), dt.float32)
+    with pytest.raises(RuntimeError, match="cuda:0 and cpu!"):
+        bk.matmul(d.view(1, 2, 3), TensorData.from_numpy(np.ones((1, 3, 1), np.float32)), dt.float32)
+
+
+@pytest.mark.parametrize("op", ["floor_divide", "remainder", "fmod", "trunc_divide"])
+@pytest.mark.parametrize("name", ["int32", "int64"])
+def test_integer_division_by_zero_raises_like_torch_cpu(op, name):
+    a, b = np.array([7, -7, 5], name), np.array([2, 3, 0], name)
+    with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+        cb.cuda_zip(op, dev(a), dev(b), getattr(dt, name))
+    b[2] = -2
+    t = {"floor_divide": lambda x, y: torch.div(x, y, rounding_mode="floor"), "remainder": torch.remainder,
+         "fmod": torch.fmod, "trunc_divide": lambda x, y: torch.div(x, y, rounding_mode="trunc")}[op]
+    np.testing.assert_array_equal(host(cb.cuda_zip(op, dev(a), dev(b), getattr(dt, name))),
+                                  t(torch.from_numpy(a), torch.from_numpy(b)).numpy())
+
+
+def test_float_division_family_matches_torch_bit_for_bit():
+    x = np.array([3.0, -3.0, 0.0, -0.0, 5.5, -5.5, np.inf, np.nan, 1e-30, 7.0], np.float32)
+    y = np.array([-np.inf, -np.inf, -np.inf, np.inf, 2.0, 0.0, 2.0, 1.0, 1e-30, -0.5], np.float32)
+    for op, tf in [("floor_divide", torch.floor_divide), ("remainder", torch.remainder), ("fmod", torch.fmod),
+                   ("trunc_divide", lambda a, b: torch.div(a, b, rounding_mode="trunc"))]:
+        got = host(cb.cuda_zip(op, dev(x), dev(y), dt.float32))
+        want = tf(torch.from_numpy(x), torch.from_numpy(y)).numpy()
+        np.testing.assert_array_equal(got, want, err_msg=op)
+        num = ~np.isnan(want)                                               # a NaN's sign bit means nothing
+        np.testing.assert_array_equal(np.signbit(got[num]), np.signbit(want[num]), err_msg=op)
+
+
+def test_rounding_keeps_the_sign_of_zero():
+    x = np.array([-0.4, -0.5, -0.7, 0.3, -0.0, 2.5, -2.5, 1e20, np.nan], np.float32)
+    for op in ["floor", "ceil", "trunc", "round"]:
+        got = host(cb.cuda_map(op, dev(x), dt.float32))
+        want = getattr(torch, op)(torch.from_numpy(x)).numpy()
+        np.testing.assert_array_equal(got, want, err_msg=op)
+        num = ~np.isnan(want)                                               # a NaN's sign bit means nothing
+        np.testing.assert_array_equal(np.signbit(got[num]), np.signbit(want[num]), err_msg=op)
+
+
 def test_backend_is_registered_for_cuda():
     backends = pytest.importorskip("minitorch.backends")
     assert isinstance(backends.get_backend("cuda"), cb.CudaBackend)
