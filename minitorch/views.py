@@ -1302,15 +1302,48 @@ class _ViewCopySlices(Function):
     "The base after an in-place op on its view: identity outside the view's elements, the op's gradient inside."
     _node_name = 'CopySlices'
     @staticmethod
-    def forward(ctx, base, new, j):
-        ctx.j, ctx.shape, ctx.vshape = j, base._data.shape, new._data.shape
+    def forward(ctx, base, new, j, words):
+        ctx.j, ctx.vshape, ctx.words = j, new._data.shape, words
         return Tensor._make(base._data, base.dtype, base._device)   # the values are already written in place
     @staticmethod
     def backward(ctx, g):
-        key = (ctx.j,)
-        gb = IndexPut.apply(g.reshape(-1), key, 0.0, False).reshape(ctx.shape) if ctx.needs_input_grad[0] else None
-        gn = _gather_flat(g, ctx.j, ctx.vshape) if ctx.needs_input_grad[1] else None
-        return gb, gn, None
+        gw = _as_words(g) if ctx.words else g
+        gb = gn = None
+        if ctx.needs_input_grad[0]:
+            gb = IndexPut.apply(gw.reshape(-1), (ctx.j,), 0.0, False).reshape(gw.shape)
+            if ctx.words: gb = _from_words(gb)
+        if ctx.needs_input_grad[1]: gn = _gather_flat(gw, ctx.j, ctx.vshape)
+        return gb, gn, None, None
+
+def _as_words(g: Tensor) -> Tensor:
+    from minitorch.complex_autograd import view_as_real
+    return view_as_real(g)
+
+def _from_words(g: Tensor) -> Tensor:
+    from minitorch.complex_autograd import view_as_complex
+    return view_as_complex(g.contiguous())
+
+class _WordsView(Function):
+    "A real view (`.real`, `.imag`, `view_as_real`) regenerated from its complex base's history."
+    _node_name = 'AsStridedBackward0'
+    @staticmethod
+    def forward(ctx, base, layout, v):
+        ctx.layout, ctx.dst = layout, _geom(v)
+        return Tensor._make(v._data, v.dtype, v._device)
+    @staticmethod
+    def backward(ctx, g):
+        return _from_words(_scatter_flat(g, _flat_map(ctx.layout, ctx.dst), ctx.layout[0])), None, None
+
+def _base_layout(base: Tensor, v: Tensor) -> tuple | None:
+    """`base`'s layout in the storage that view `v` reads, and whether `v` reads it as real words (the parts
+    of a complex base); None when neither."""
+    bs, vs = base._data.storage, v._data.storage
+    if vs is bs: return _geom(base), False
+    if not (base.dtype.is_complex and not v.dtype.is_complex and base._device.type == 'cpu'): return None
+    if vs.__array_interface__['data'][0] != bs.__array_interface__['data'][0] or bs.itemsize != 2 * vs.itemsize:
+        return None
+    shape, strides, off = _geom(base)   # element k of the base is words 2k (real) and 2k + 1 (imaginary)
+    return (shape + (2,), tuple(2 * s for s in strides) + (1,), 2 * off), True
 
 def _alias(t: Tensor) -> Tensor:
     "A new tensor object for `t`'s data at `t`'s current place in the graph."
@@ -1322,11 +1355,12 @@ def _alias(t: Tensor) -> Tensor:
 def _rebase(self: Tensor, new: Tensor) -> None:
     "Give `self` the history of the in-place result `new`: through its base when `self` is a view."
     base = self._base
-    if base is None or self._data.storage is not base._data.storage:   # a base (or a re-typed complex view)
+    lay = None if base is None else _base_layout(base, self)
+    if lay is None:   # a base (or a view we cannot place in it)
         self.grad_fn, self._output_nr, self._requires_grad = new.grad_fn, new._output_nr, True
         if base is None: _regen_views(self)
         return
-    out = _ViewCopySlices.apply(_alias(base), new, _flat_map(_geom(base), _geom(self)))
+    out = _ViewCopySlices.apply(_alias(base), new, _flat_map(lay[0], _geom(self)), lay[1])
     base.grad_fn, base._output_nr, base._requires_grad = out.grad_fn, 0, True
     _regen_views(base, self)
 
@@ -1337,9 +1371,11 @@ def _regen_views(base: Tensor, *extra: Tensor) -> None:
     if not views: return
     src, seen = _alias(base), set()
     for v in views:
-        if v is None or id(v) in seen or v._data.storage is not base._data.storage: continue
+        if v is None or id(v) in seen: continue
         seen.add(id(v))
-        o = AsStrided.apply(src, *_geom(v))
+        lay = _base_layout(base, v)
+        if lay is None: continue
+        o = _WordsView.apply(src, lay[0], v) if lay[1] else AsStrided.apply(src, *_geom(v))
         v.grad_fn, v._output_nr, v._requires_grad = o.grad_fn, 0, True
 
 Tensor.as_strided = as_strided

@@ -459,3 +459,17 @@ def test_view_ops_many_dims():
     "Views have no numpy limit on the number of dims (torch allows more than 64)."
     m = mt.zeros(1).view([1] * 70)
     assert m.ndim == 70 and m.unsqueeze(0).ndim == 71 and m.permute(*range(69, -1, -1)).ndim == 70
+
+
+def test_inplace_on_complex_part_views():
+    "`.real`, `.imag` and view_as_real read a complex base's storage as real words; in-place ops on them rebase it."
+    res = []
+    for L in (torch, mt):
+        x = L.tensor([1 + 2j, 3 - 1j, -2 + 0.5j], requires_grad=True)
+        b = x * 1
+        b.real.mul_(3)
+        b.imag[1:].add_(L.tensor([5., -1.]))
+        L.view_as_real(b)[0].mul_(2)
+        (b * L.tensor([1 + 1j, 2 - 1j, 0.5j])).real.sum().backward()
+        res.append((b.detach(), x.grad))
+    _close(res[1][0], res[0][0]); _close(res[1][1], res[0][1])
