@@ -215,3 +215,102 @@ def test_mnist_folder(tmp_path):
         MNIST(tmp_path, train=True)
     with pytest.raises(RuntimeError, match="does not download"):
         MNIST(tmp_path, download=True)
+
+
+# ---- samplers: PyTorch's semantics, lazy draws, submodule paths ----
+def test_random_sampler_with_replacement_is_lazy():
+    import tracemalloc
+    tracemalloc.start()
+    s = RandomSampler(range(10), replacement=True, num_samples=10**10)
+    it = iter(s)
+    first = [next(it) for _ in range(100)]
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert len(s) == 10**10 and all(0 <= i < 10 for i in first)
+    assert peak < 10 * 2**20                              # PyTorch's loop of 32 draws, not 80 GB up front
+    dl = DataLoader(TensorDataset(X, Y), batch_size=4, sampler=s)
+    assert len(dl) == 10**10 // 4 and next(iter(dl))[0].shape == (4, 2)
+
+
+def test_random_sampler_draws_like_torch_from_its_generator():
+    "PyTorch draws randint(high=n, size=(32,)) chunks (then the remainder) and whole permutations per pass."
+    g = lambda: minitorch.Generator().manual_seed(11)
+    ref = minitorch.randint(0, 7, (32,), dtype=minitorch.int64, generator=g()).tolist()
+    assert list(RandomSampler(range(7), replacement=True, num_samples=45, generator=g()))[:32] == ref
+    gen = g()
+    perms = [minitorch.randperm(4, generator=gen).tolist() for _ in range(3)]
+    assert list(RandomSampler(range(4), num_samples=10, generator=g())) == perms[0] + perms[1] + perms[2][:2]
+    a = RandomSampler(range(30), generator=minitorch.Generator().manual_seed(0))
+    assert list(a) != list(a)                         # a generator shared across epochs advances
+    minitorch.manual_seed(3); x = list(RandomSampler(range(50)))
+    minitorch.manual_seed(3); y = list(RandomSampler(range(50)))
+    assert x == y and sorted(x) == list(range(50))
+
+
+@pytest.mark.parametrize("make", [
+    lambda m: m.RandomSampler(range(3), replacement=1),
+    lambda m: m.RandomSampler(range(3), num_samples=0),
+    lambda m: m.RandomSampler(range(3), num_samples=2.5),
+    lambda m: m.WeightedRandomSampler([1.0, 2.0], 0),
+    lambda m: m.WeightedRandomSampler([1.0, 2.0], True),
+    lambda m: m.WeightedRandomSampler([1.0, 2.0], 3, replacement=None),
+    lambda m: m.WeightedRandomSampler([[1.0, 2.0]], 3),
+    lambda m: list(m.WeightedRandomSampler([1.0, 2.0], 3, replacement=False)),
+])
+def test_sampler_errors_match_torch(make):
+    import minitorch.utils.data as mud
+    try:
+        make(tud)
+    except Exception as e:  # noqa: BLE001
+        cls, msg = type(e), str(e)
+    with pytest.raises(cls) as info:
+        make(mud)
+    assert str(info.value) == msg
+
+
+def test_weighted_and_subset_samplers():
+    from minitorch.utils.data import SubsetRandomSampler, WeightedRandomSampler
+    g = minitorch.Generator().manual_seed(0)
+    draws = list(WeightedRandomSampler([0.1, 0.0, 0.9, 0.0], 5000, generator=g))
+    freq = np.bincount(draws, minlength=4) / 5000
+    assert freq[1] == freq[3] == 0 and abs(freq[2] - 0.9) < 0.02
+    nr = list(WeightedRandomSampler([1, 1, 1e-9, 1], 3, replacement=False, generator=g))
+    assert sorted(nr) == [0, 1, 3] and len(WeightedRandomSampler([1, 2], 7)) == 7
+    s = SubsetRandomSampler([10, 20, 30, 40], generator=g)
+    assert sorted(s) == [10, 20, 30, 40] and len(s) == 4
+    got = sum((yb.tolist() for _, yb in DataLoader(TensorDataset(X, Y), batch_size=2,
+                                                    sampler=SubsetRandomSampler([1, 5, 7]))), [])
+    assert sorted(got) == [1, 5, 7]
+
+
+def test_torch_submodule_paths():
+    import importlib
+    for mod, names in [("dataloader", ["DataLoader", "default_collate", "default_convert"]),
+                       ("sampler", ["Sampler", "RandomSampler", "SequentialSampler", "BatchSampler",
+                                    "SubsetRandomSampler", "WeightedRandomSampler"]),
+                       ("dataset", ["Dataset", "TensorDataset", "Subset", "ConcatDataset", "IterableDataset",
+                                    "random_split"])]:
+        ours = importlib.import_module(f"minitorch.utils.data.{mod}")
+        theirs = importlib.import_module(f"torch.utils.data.{mod}")
+        for n in names:
+            assert hasattr(theirs, n) and getattr(ours, n) is getattr(minitorch.utils.data, n), (mod, n)
+    from minitorch.utils.data.dataloader import DataLoader as D  # noqa: F401
+    import minitorch.utils.data.sampler as s
+    assert s.RandomSampler is RandomSampler
+
+
+def test_iterable_dataset_loader():
+    from minitorch.utils.data import IterableDataset
+
+    def make(base):
+        class Stream(base):
+            def __iter__(self): return iter([(float(i), i) for i in range(9)])
+            def __len__(self): return 9
+        return Stream()
+    for kw in [dict(batch_size=4), dict(batch_size=4, drop_last=True), dict(batch_size=None)]:
+        lists = lambda dl: [[t.tolist() if hasattr(t, "tolist") else t for t in b] for b in dl]
+        ours = lists(DataLoader(make(IterableDataset), **kw))
+        theirs = lists(tud.DataLoader(make(tud.IterableDataset), **kw))
+        assert ours == theirs and len(DataLoader(make(IterableDataset), **kw)) == len(theirs)
+    with pytest.raises(ValueError, match="expected unspecified sampler option"):
+        DataLoader(make(IterableDataset), sampler=[0])
