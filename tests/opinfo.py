@@ -115,7 +115,7 @@ def rand_values(rng: np.random.Generator, shape: tuple, dtype: str, kind: Any = 
         if kind == 'rand' and n > 1 and rng.random() < 0.1:    # the extremes, to see wrap-around
             info = np.iinfo(dtype)
             a.reshape(-1)[rng.integers(0, n)] = ch(rng, [info.min, info.max])
-        if kind == 'sorted': a = np.sort(a, axis=-1)
+        if kind == 'sorted' and a.ndim: a = np.sort(a, axis=-1)
         return a
     if kind == 'prob':
         a = rng.uniform(0.05, 0.95, size=shape)
@@ -1344,6 +1344,16 @@ def compare_outputs(rt, rm, info: OpInfo, x_t=None, tol_mult: float = 1.0, strid
     return None
 
 
+def _bit_equal(t, m) -> bool:
+    "Whether the torch tensor `t` and the minitorch tensor `m` hold exactly the same values."
+    if not (_is_t(t) and _is_m(m)) or tname(t) != mname(m) or tuple(t.shape) != tuple(m.shape): return False
+    try:
+        a, b = to_numpy_m(m), to_numpy_t(t)
+    except Exception:                                                # noqa: BLE001
+        return False
+    return bool(np.array_equal(a, b, equal_nan=a.dtype.kind in 'fc'))
+
+
 def _has_ties(t: torch.Tensor) -> bool:
     a = to_numpy_t(t).reshape(-1)
     if a.dtype.kind == 'f' and np.isnan(a).any(): return True
@@ -1462,6 +1472,16 @@ def _run(prog: Program, report, check_grad: bool):
                 d = compare_outputs(env['base'][0], env['base'][1], info)
                 if d: d = (d[0], 'base after the in-place write: ' + d[1])
             elif d: d = (d[0], 'input after the in-place write: ' + d[1])
+        if d is not None and d[0] == 'value' and i > 0 and not _bit_equal(x_t, x_m):
+            # the step's inputs already differed within tolerance: run minitorch again on torch's exact input,
+            # and report only if the op itself still disagrees (else it was rounding amplified by this op)
+            try:
+                env2 = dict(env, X_m=to_minitorch(x_t, prog.device))
+                am2 = resolve(st.sample.args, 'm', env2); km2 = resolve(st.sample.kwargs, 'm', env2)
+                d = compare_outputs(rt, _call(fm, am2, km2), info, x_t, strides=False)
+            except Exception:                                        # noqa: BLE001
+                pass
+            if d is None: return
         if d is not None:
             report(d[0], d[1], i)
             return
