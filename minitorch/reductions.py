@@ -106,6 +106,9 @@ class Mean(Function):
     def forward(ctx, x, dims, keepdim, out_dtype):
         n = math.prod(x._data.shape[d] for d in dims)
         ctx.shape, ctx.dims, ctx.keepdim, ctx.n = x._data.shape, dims, keepdim, n
+        if out_dtype in (dt.float16, dt.bfloat16):      # sum and divide in float32, round once (PyTorch)
+            s = reduce_data('sum', x, dims, keepdim, dt.float32, None if x.dtype is out_dtype else out_dtype)
+            return (s / n if n else s / 0.0).to(out_dtype)
         s = reduce_data('sum', x, dims, keepdim, out_dtype, out_dtype)
         return s / n if n else s / 0.0
     @staticmethod
@@ -185,6 +188,8 @@ def var(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = Fa
     "Variance over `dim` (all by default) with `correction` (default 1, Bessel)."
     if isinstance(dim, builtins.bool): unbiased, dim = dim, None
     _check_var(input)
+    if input.dtype in (dt.float16, dt.bfloat16):        # float32 inside, one rounding (PyTorch)
+        return var(input.float(), dim, unbiased, keepdim, correction=correction).to(input.dtype)
     dims = _dims(dim, input.ndim)
     n = math.prod(input.shape[d] for d in dims)
     c = _correction(unbiased, correction)
@@ -209,6 +214,10 @@ class _StdSqrt(Function):
 def std(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
         correction: Any = None) -> Tensor:
     "Standard deviation: sqrt of `var`."
+    if isinstance(dim, builtins.bool): unbiased, dim = dim, None
+    if input.dtype in (dt.float16, dt.bfloat16):
+        _check_var(input)
+        return std(input.float(), dim, unbiased, keepdim, correction=correction).to(input.dtype)
     return _StdSqrt.apply(var(input, dim, unbiased, keepdim, correction=correction))
 
 def var_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
@@ -458,6 +467,8 @@ def logsumexp(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
     r = log(sum(exp(x - m), dims, keepdim=True)) + m
     return r if keepdim else r.squeeze(dims) if dims else r
 
+_HALF = (dt.float16, dt.bfloat16)
+
 def _shift(x: Tensor, dim: int) -> Tensor:
     "softmax's shift: the max along `dim`, infinities kept (PyTorch: softmax([inf, 1]) is [nan, nan])."
     if x.ndim and x.shape[dim] == 0: return zeros((), dtype=x.dtype, device=x.device)
@@ -468,9 +479,11 @@ class Softmax(Function):
     _node_name = 'SoftmaxBackward0'
     @staticmethod
     def forward(ctx, x, dim):
-        e = exp(x - _shift(x, dim))
-        y = e / sum(e, dim, keepdim=True)
-        ctx.save_for_backward(y)
+        half = x.dtype in _HALF                 # 16-bit floats: computed in float32 and rounded once, as PyTorch
+        xf = x.float() if half else x
+        e = exp(xf - _shift(xf, dim))
+        y = (e / sum(e, dim, keepdim=True)).to(x.dtype)
+        ctx.save_for_backward(y.float() if half else y)      # so the backward runs in float32 too
         ctx.dim = dim
         return y
     @staticmethod
@@ -485,17 +498,21 @@ class LogSoftmax(Function):
     _node_name = 'LogSoftmaxBackward0'
     @staticmethod
     def forward(ctx, x, dim):
-        z = x - _shift(x, dim)
-        y = z - log(sum(exp(z), dim, keepdim=True))
-        ctx.save_for_backward(y)
+        half = x.dtype in _HALF
+        xf = x.float() if half else x
+        z = xf - _shift(xf, dim)
+        s = sum(exp(z), dim, keepdim=True)
+        if half: s = s.to(x.dtype).float()      # PyTorch's kernel keeps each row's sum, and its log, in 16 bits
+        lse = log(s).to(x.dtype).float() if half else log(s)
+        y = (z - lse).to(x.dtype)
+        ctx.save_for_backward(y.float() if half else y)
         ctx.dim = dim
         return y
     @staticmethod
     def backward(ctx, g):
         y, = ctx.saved_tensors
+        g = g.to(y.dtype)
         return g - exp(y) * sum(g, ctx.dim, keepdim=True), None
-
-_HALF = (dt.float16, dt.bfloat16)
 
 def _softmax_input(input: Tensor, dim: Any, dtype: dtype | None, name: str) -> tuple[Tensor, int]:
     if dim is None: dim = 0 if input.ndim in (0, 1, 3) else 1
@@ -511,14 +528,12 @@ def softmax(input: Tensor, dim: int | None = None, dtype: dtype | None = None, *
     "exp(x) / sum(exp(x)) along `dim`, computed stably (16-bit floats in float32, rounded once, like PyTorch)."
     x, d = _softmax_input(input, dim, dtype, 'softmax')
     if x.numel() == 0 and not x.dtype.is_floating_point: return x.clone()        # no kernel runs
-    if x.dtype in _HALF: return Softmax.apply(x.float(), d).to(x.dtype)
     return Softmax.apply(x, d)
 
 def log_softmax(input: Tensor, dim: int | None = None, dtype: dtype | None = None, *, _stacklevel: int = 3) -> Tensor:
     "x - logsumexp(x) along `dim`, computed stably (16-bit floats in float32, rounded once)."
     x, d = _softmax_input(input, dim, dtype, 'log_softmax')
     if x.numel() == 0 and not x.dtype.is_floating_point: return x.clone()
-    if x.dtype in _HALF: return LogSoftmax.apply(x.float(), d).to(x.dtype)
     return LogSoftmax.apply(x, d)
 
 # %% ../nbs/08b_reductions.ipynb #1b6ba27e
@@ -881,6 +896,7 @@ def norm(input: Tensor, p: Any = 'fro', dim: Any = None, keepdim: bool = False, 
     x = input.to(dtype) if dtype is not None else input
     if not (x.dtype.is_floating_point or x.dtype.is_complex):
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {_legacy(x.dtype)}")
+    if x.dtype in (dt.float16, dt.bfloat16): return norm(x.float(), p, dim, keepdim).to(x.dtype)   # one rounding
     a = x.abs()
     if p in ('fro', 2, 2.0): return _NormSqrt.apply(sum(a * a, dim, keepdim))
     if p in (math.inf, -math.inf):

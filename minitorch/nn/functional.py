@@ -28,7 +28,7 @@ def _pair(x: int | Sequence[int]) -> tuple: return _ntuple(x, 2)
 def _reduce(loss: Tensor, reduction: str) -> Tensor:
     "Apply a loss reduction: 'none', 'mean' or 'sum'."
     if reduction == 'none': return loss
-    if reduction == 'mean': return loss.mean()
+    if reduction == 'mean': return loss.mean()      # 16-bit losses: accumulated in float32, rounded once
     if reduction == 'sum': return loss.sum()
     raise ValueError(f"{reduction} is not a valid value for reduction")
 
@@ -51,8 +51,17 @@ def relu(input: Tensor, inplace: bool = False) -> Tensor:
     "$\\max(x, 0)$."
     return input.relu()
 
+_HALF = ('float16', 'bfloat16')
+
+def _is_half(t: Any) -> bool:
+    "A 16-bit float tensor: computed in float32 and rounded once, like PyTorch's CPU kernels."
+    return isinstance(t, Tensor) and t.dtype.name in _HALF
+
 def gelu(input: Tensor, approximate: str = 'none') -> Tensor:
     "$x\\,\\Phi(x)$; `approximate='tanh'` uses the tanh formula."
+    if approximate not in ('none', 'tanh'): raise RuntimeError(f"approximate argument must be either none or tanh.")
+    if _is_half(input): return gelu(input.float(), approximate).to(input.dtype)
+    if input.ndim == 0: return gelu(input.reshape(1), approximate).reshape(())
     if approximate == 'none': return input * 0.5 * (1.0 + (input * (1 / math.sqrt(2.0))).erf())
     if approximate == 'tanh':
         inner = (input + input * input * input * 0.044715) * math.sqrt(2.0 / math.pi)
@@ -61,6 +70,7 @@ def gelu(input: Tensor, approximate: str = 'none') -> Tensor:
 
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
     "$x\\,\\sigma(x)$."
+    if _is_half(input): return silu(input.float()).to(input.dtype)
     return input * input.sigmoid()
 
 def sigmoid(input: Tensor) -> Tensor:
@@ -91,10 +101,12 @@ def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dty
 
 def logsigmoid(input: Tensor) -> Tensor:
     "$\\log\\sigma(x) = \\min(x,0) - \\log(1+e^{-|x|})$ (stable)."
+    if _is_half(input): return logsigmoid(input.float()).to(input.dtype)
     return -softplus(-input, 1.0, math.inf)
 
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
     "$\\frac{1}{\\beta}\\log(1+e^{\\beta x})$, linear above `threshold`."
+    if _is_half(input): return softplus(input.float(), beta, threshold).to(input.dtype)
     bx = input * beta
     pos, neg = bx.clamp(min=0), bx.clamp(max=0)    # each branch sees its own side: finite values and gradients,
     soft = minitorch.where(bx > 0, pos + (-pos).exp().log1p(), neg.exp().log1p()) / beta   # σ(0) = 0.5 at 0
@@ -398,6 +410,9 @@ def layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | 
     if tuple(input.shape[input.ndim - n:]) != tuple(normalized_shape):
         raise RuntimeError(f"Given normalized_shape={list(normalized_shape)}, expected input with shape "
                            f"[*, {', '.join(map(str, normalized_shape))}], but got input of size{list(input.shape)}")
+    if _is_half(input):                  # float32 statistics and one rounding, like PyTorch's kernel
+        f = lambda t: t.float() if t is not None else None
+        return layer_norm(input.float(), normalized_shape, f(weight), f(bias), eps).to(input.dtype)
     dims = tuple(range(input.ndim - n, input.ndim))
     mean = input.mean(dims, keepdim=True)
     centered = input - mean
@@ -456,6 +471,9 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
     "$-w_{y}\\,x_{y}$ for log-probabilities `input (N, C, ...)` and class indices `target (N, ...)`."
     if size_average is not None or reduce is not None: reduction = _legacy_reduction(size_average, reduce)
     if reduction not in ('none', 'mean', 'sum'): raise ValueError(f"{reduction} is not a valid value for reduction")
+    if _is_half(input) and reduction != 'none':      # the sum and the division in float32, one rounding
+        w = weight.float() if weight is not None else None
+        return nll_loss(input.float(), target, w, ignore_index=ignore_index, reduction=reduction).to(input.dtype)
     cdim = 0 if input.ndim == 1 else 1
     C = input.shape[cdim]
     if input.ndim >= 2 and target.shape[0] != input.shape[0]:
@@ -556,7 +574,8 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
         return _BinaryCrossEntropy.apply(input, target, reduction)     # CPU: one fused op (chapter 11b)
     if input.numel() and ((input < 0) | (input > 1)).any().item():
         raise RuntimeError("all elements of input should be between 0 and 1")
-    loss = -(target * input.log().clamp(min=-100) + (1 - target) * (1 - input).log().clamp(min=-100))
+    # PyTorch's formula, op for op (16-bit inputs round after each op there too): log1p(-x), not log(1 - x)
+    loss = (target - 1) * (-input).log1p().clamp(min=-100) - target * input.log().clamp(min=-100)
     if weight is not None: loss = loss * weight
     return _reduce(loss, reduction)
 
