@@ -502,8 +502,9 @@ class LogSoftmax(Function):
         xf = x.float() if half else x
         z = xf - _shift(xf, dim)
         s = sum(exp(z), dim, keepdim=True)
-        if half: s = s.to(x.dtype).float()      # PyTorch's kernel keeps each row's sum, and its log, in 16 bits
-        lse = log(s).to(x.dtype).float() if half else log(s)
+        last = half and dim == x.ndim - 1       # PyTorch's last-dim kernel keeps each row's sum, and its log, in 16 bits
+        if last: s = s.to(x.dtype).float()
+        lse = log(s).to(x.dtype).float() if last else log(s)
         y = (z - lse).to(x.dtype)
         ctx.save_for_backward(y.float() if half else y)
         ctx.dim = dim

@@ -512,3 +512,135 @@ def test_binary_cross_entropy_fused_matches_torch(reduction, dtype):
     np.testing.assert_allclose(my.grad.numpy()[inner], ty.grad.numpy()[inner], rtol=1e-5)
     with pytest.raises(RuntimeError, match="between 0 and 1"):
         MF.binary_cross_entropy(minitorch.tensor([float("nan")]), minitorch.tensor([1.0]))
+
+
+# ---------------------------------------------------------------- 16-bit floats: PyTorch's rounding (issue 12)
+def _to_mt16(t, requires_grad=False):
+    name = str(t.dtype).split('.')[-1]
+    return minitorch.tensor(np.array(t.detach().float().numpy()), dtype=getattr(minitorch, name),
+                            requires_grad=requires_grad)
+
+
+def _to_torch16(m):
+    name = str(m.dtype).split('.')[-1]
+    return torch.tensor(np.array(m.detach().float().numpy())).to(getattr(torch, name))
+
+
+def _ulps(a, b):
+    "Largest distance in units in the last place between two 16-bit tensors of one dtype (signs handled)."
+    def ordered(t):
+        i = t.contiguous().view(torch.int16).to(torch.int32)
+        return torch.where(i < 0, -32768 - i, i)
+    return int((ordered(a) - ordered(b)).abs().max()) if a.numel() else 0
+
+
+_HALF_CASES = {
+    'softmax': lambda F_, x, y: F_.softmax(x, -1),
+    'softmax0': lambda F_, x, y: F_.softmax(x, 0),
+    'log_softmax': lambda F_, x, y: F_.log_softmax(x, -1),
+    'log_softmax0': lambda F_, x, y: F_.log_softmax(x, 0),
+    'gelu': lambda F_, x, y: F_.gelu(x),
+    'gelu_tanh': lambda F_, x, y: F_.gelu(x, approximate='tanh'),
+    'silu': lambda F_, x, y: F_.silu(x),
+    'logsigmoid': lambda F_, x, y: F_.logsigmoid(x),
+    'softplus': lambda F_, x, y: F_.softplus(x),
+    'layer_norm': lambda F_, x, y: F_.layer_norm(x, (x.shape[-1],)),
+    'layer_norm_affine': lambda F_, x, y: F_.layer_norm(x, (x.shape[-1],), y[0], y[1]),
+    'mse': lambda F_, x, y: F_.mse_loss(x, y),
+    'mse_sum': lambda F_, x, y: F_.mse_loss(x, y, reduction='sum'),
+    'mse_none': lambda F_, x, y: F_.mse_loss(x, y, reduction='none'),
+    'l1': lambda F_, x, y: F_.l1_loss(x, y),
+    'l1_none': lambda F_, x, y: F_.l1_loss(x, y, reduction='none'),
+    'bce': lambda F_, x, y: F_.binary_cross_entropy(x.sigmoid(), y.sigmoid()),
+    'bce_none': lambda F_, x, y: F_.binary_cross_entropy(x.sigmoid(), y.sigmoid(), reduction='none'),
+    'bce_logits': lambda F_, x, y: F_.binary_cross_entropy_with_logits(x, y.sigmoid()),
+    'bce_logits_none': lambda F_, x, y: F_.binary_cross_entropy_with_logits(x, y.sigmoid(), reduction='none'),
+}
+
+
+@pytest.mark.parametrize('dtype', ['float16', 'bfloat16'])
+@pytest.mark.parametrize('name', list(_HALF_CASES))
+def test_half_precision_within_one_ulp(name, dtype):
+    "16-bit forward values within 1 ulp of PyTorch (which computes in float32 and rounds once); gradients close."
+    f, worst = _HALF_CASES[name], 0
+    for seed in range(12):
+        g = torch.Generator().manual_seed(seed)
+        x = (torch.randn(6, 10, generator=g) * 1.2).clamp(-3, 3).to(getattr(torch, dtype))
+        y = torch.randn(6, 10, generator=g).to(x.dtype)
+        tx, mx = x.clone().requires_grad_(True), _to_mt16(x, True)
+        rt, rm = f(tF, tx, y), f(F, mx, _to_mt16(y))
+        assert str(rm.dtype).split('.')[-1] == dtype
+        worst = max(worst, _ulps(_to_torch16(rm), rt.detach()))
+        go = torch.randn(rt.shape, generator=g).to(rt.dtype)
+        (rt * go).sum().backward()
+        (rm * _to_mt16(go)).sum().backward()
+        torch.testing.assert_close(_to_torch16(mx.grad), tx.grad, rtol=4e-2, atol=4e-2)
+    assert worst <= 1, f"{name} {dtype}: {worst} ulps from torch"
+
+
+@pytest.mark.parametrize('dtype', ['float16', 'bfloat16'])
+@pytest.mark.parametrize('reduction', ['mean', 'sum', 'none'])
+def test_half_cross_entropy_and_nll(dtype, reduction):
+    worst = 0
+    for seed in range(12):
+        g = torch.Generator().manual_seed(seed)
+        x = (torch.randn(6, 10, generator=g) * 2).to(getattr(torch, dtype))
+        t = torch.randint(0, 10, (6,), generator=g)
+        tx, mx = x.clone().requires_grad_(True), _to_mt16(x, True)
+        rt = tF.cross_entropy(tx, t, reduction=reduction)
+        rm = F.cross_entropy(mx, minitorch.tensor(t.numpy()), reduction=reduction)
+        worst = max(worst, _ulps(_to_torch16(rm), rt.detach()))
+        go = torch.randn(rt.shape, generator=g).to(rt.dtype)
+        (rt * go).sum().backward(); (rm * _to_mt16(go)).sum().backward()
+        assert _ulps(_to_torch16(mx.grad), tx.grad) <= 1
+        lp = x.float().log_softmax(1).to(x.dtype)               # log-probabilities: no cancellation in the sum
+        nt = tF.nll_loss(lp, t, reduction=reduction)
+        nm = F.nll_loss(_to_mt16(lp), minitorch.tensor(t.numpy()), reduction=reduction)
+        worst = max(worst, _ulps(_to_torch16(nm), nt))
+    assert worst <= 1
+
+
+@pytest.mark.parametrize('dtype', ['float16', 'bfloat16'])
+def test_half_mean_var_std_norm_round_once(dtype):
+    worst = {}
+    for seed in range(12):
+        g = torch.Generator().manual_seed(seed)
+        x = torch.randn(7, 33, generator=g).to(getattr(torch, dtype))
+        m = _to_mt16(x)
+        for name, f in {'mean': lambda L, v: v.mean(), 'mean1': lambda L, v: v.mean(1), 'var': lambda L, v: v.var(1),
+                        'std': lambda L, v: v.std(), 'norm': lambda L, v: v.norm(), 'norm1': lambda L, v: v.norm(dim=1),
+                        'lse': lambda L, v: L.logsumexp(v, 1), 'sum': lambda L, v: v.sum(1)}.items():
+            worst[name] = max(worst.get(name, 0), _ulps(_to_torch16(f(minitorch, m)), f(torch, x)))
+    assert max(worst.values()) <= 1, worst
+
+
+@pytest.mark.parametrize('approximate', ['none', 'tanh'])
+def test_gelu_erf_on_0d(approximate):
+    for v in (0.5, -1.25, 0.0):
+        x = minitorch.tensor(v, requires_grad=True)
+        r = F.gelu(x, approximate=approximate)
+        tx = torch.tensor(v, requires_grad=True)
+        tr = tF.gelu(tx, approximate=approximate)
+        assert r.shape == () and abs(r.item() - tr.item()) < 1e-6
+        r.backward(); tr.backward()
+        assert abs(x.grad.item() - tx.grad.item()) < 1e-6
+
+
+def test_linear_on_batched_input_folds_the_batch():
+    "F.linear on (8, 16, 32) input: one mm; the weight gradient is one product, equal to torch's."
+    x = torch.randn(8, 16, 32, dtype=torch.float64)
+    w = torch.randn(64, 32, dtype=torch.float64, requires_grad=True)
+    b = torch.randn(64, dtype=torch.float64, requires_grad=True)
+    mw, mb = mt(w, True), mt(b, True)
+    out, tout = F.linear(mt(x), mw, mb), tF.linear(x, w, b)
+    assert close(out, tout, 1e-10)
+    g = torch.randn_like(tout)
+    tout.backward(g); out.backward(mt(g))
+    assert close(mw.grad, w.grad, 1e-9) and close(mb.grad, b.grad, 1e-9)
+    names, stack, seen = [], [out.grad_fn], set()
+    while stack:
+        fn = stack.pop()
+        if fn is None or id(fn) in seen: continue
+        seen.add(id(fn)); names.append(fn.name())
+        stack += [f for f, _ in fn.next_functions]
+    assert 'MmBackward0' in names and 'BmmBackward0' not in names
