@@ -14,7 +14,9 @@ def _pair(data, dtype='float32', requires_grad=True):
 
 def _close(m, t, **kw):
     assert m is not None and t is not None
-    torch.testing.assert_close(torch.tensor(m.detach().numpy()), t.detach(), check_dtype=False, **kw)
+    m, t = m.detach(), t.detach()
+    if m.dtype in (mt.float16, mt.bfloat16): m, t = m.float(), t.float()
+    torch.testing.assert_close(torch.tensor(m.numpy()), t, check_dtype=False, **kw)
 
 
 # each case: f(lib, base) -> None, modifying `base` in place through a view
@@ -473,3 +475,50 @@ def test_inplace_on_complex_part_views():
         (b * L.tensor([1 + 1j, 2 - 1j, 0.5j])).real.sum().backward()
         res.append((b.detach(), x.grad))
     _close(res[1][0], res[0][0]); _close(res[1][1], res[0][1])
+
+
+@pytest.mark.parametrize('dtype', ['float16', 'bfloat16', 'float64', 'complex128'])
+@pytest.mark.parametrize('name', ['slice', 'step', 'select', 't', 'chained', 'copy', 'setitem_view'])
+def test_inplace_view_low_precision_and_complex(dtype, name):
+    tx = torch.tensor([1., 2., 3., 4.], dtype=getattr(torch, dtype), requires_grad=True)
+    mx = mt.tensor(tx.detach().tolist(), dtype=getattr(mt, dtype), requires_grad=True)
+    f = VIEWS[name]
+    tb, mb = tx * 1, mx * 1
+    if name in ('t', 'copy'):   # operands in the tensor's dtype
+        f = {'t': lambda L, b, d: b.view(2, 2).t().mul_(L.tensor([[1., 2.], [3., 4.]], dtype=d)),
+             'copy': lambda L, b, d: b[2:].copy_(L.tensor([5., 6.], dtype=d))}[name]
+        f(torch, tb, tx.dtype); f(mt, mb, mx.dtype)
+    else:
+        f(torch, tb); f(mt, mb)
+    _close(mb, tb)
+    w = [1., 10., 100., 1000.]
+    (tb * torch.tensor(w, dtype=tx.dtype)).sum().real.backward()
+    (mb * mt.tensor(w, dtype=mx.dtype)).sum().real.backward()
+    _close(mx.grad, tx.grad)
+
+
+@pytest.mark.parametrize('dtype', ['int64', 'int8', 'uint8', 'bool'])
+def test_inplace_view_integer_values(dtype):
+    for L in (torch, mt):
+        d = getattr(L, dtype)
+        b = L.tensor([[1, 0, 1], [0, 1, 1]], dtype=d)
+        b[0].bitwise_xor_(L.tensor([1, 1, 0], dtype=d)) if dtype == 'bool' else b[0].mul_(2)
+        b.t()[1:].fill_(1)
+        b[:, 0:0].zero_()                 # an empty view
+        b.view(-1)[4] = 0
+        if L is torch: want = b.tolist()
+    assert b.tolist() == want
+
+
+def test_inplace_view_of_offset_base_layout():
+    "The base itself strided and offset in its storage (a detached view): positions are mapped through storage."
+    for L in (torch, mt):
+        x = L.tensor([[1., 2., 3.], [4., 5., 6.]], requires_grad=True)
+        s = (x * 1)
+        b = s.detach().t()[1:]            # a non-contiguous, offset tensor that is its own base here
+        b.requires_grad_()
+        c = b * 1
+        c.t()[0].mul_(3)
+        (c * L.tensor([[1., 2.], [3., 4.]])).sum().backward()
+        if L is torch: want = b.grad.clone()
+    _close(b.grad, want)
