@@ -41,6 +41,15 @@ class _Pointwise(Function):
     @classmethod
     def backward(cls, ctx, g):
         return cls.bwd(ctx, g, *ctx.args, ctx.out)
+    @classmethod
+    def jvp(cls, ctx, *tangents):
+        "Forward mode from the same formulas: elementwise, the vjp of `conj(t)` is `conj(f'(x) t)`."
+        r = None
+        for i, t in enumerate(tangents):
+            if t is None or not isinstance(ctx.args[i], Tensor): continue
+            gi = cls.bwd(ctx, _cj(t), *ctx.args, ctx.out)[i]
+            if gi is not None: r = _cj(gi) if r is None else r + _cj(gi)
+        return r
 
 def _pointwise(node: str, fwd: Any, bwd: Any) -> Any:
     "The `apply` of a `_Pointwise` op whose backward node is called `node`."
@@ -137,7 +146,17 @@ def _lerp_fwd(x: Tensor, e: Tensor, w: Any) -> Tensor:
     def f(x, e, w):
         if not isinstance(w, Tensor): return x + w * (e - x) if builtins.abs(w) < 0.5 else e - (e - x) * (1 - w)
         return where(abs(w) < 0.5, x + w * (e - x), e - (e - x) * (1 - w))
-    return opmath(f, x, e, w, out_dtype=x.dtype)
+    if x.dtype.name in ('float16', 'bfloat16'):   # PyTorch: one fused multiply-add in float32, then one rounding
+        d = x.dtype
+        x, e = x.to(dt.float32), e.to(dt.float32)
+        w = w.to(dt.float32) if isinstance(w, Tensor) else float(np.float32(w))
+        diff = (e - x).to(dt.float64)          # float32 difference; the fma's product and sum are exact in float64
+        ww = w.to(dt.float64) if isinstance(w, Tensor) else w
+        small = (abs(ww) < 0.5) if isinstance(w, Tensor) else builtins.abs(w) < 0.5
+        coeff = where(small, ww, ww - 1) if isinstance(w, Tensor) else (ww if small else ww - 1)
+        base = where(small, x, e) if isinstance(w, Tensor) else (x if small else e)
+        return (base.to(dt.float64) + coeff * diff).to(dt.float32).to(d)
+    return f(x, e, w)
 
 _lerp = _pointwise('LerpBackward0', _lerp_fwd, lambda ctx, g, x, e, w, out: (
     g * _cj(1 - w), g * _cj(w), (g * _cj(e - x)) if isinstance(w, Tensor) else None))
@@ -224,10 +243,8 @@ def _logit_fwd(x: Tensor, eps: Any) -> Tensor:
     x = _float(x)
     if eps is not None:   # PyTorch rounds the bounds to the input dtype first (1 - 1e-3 is 1.0 in bfloat16)
         lo, hi = (tensor(v, dtype=x.dtype).item() for v in (eps, 1 - eps))
-    def f(z):
-        if eps is not None: z = clamp(z, lo, hi)
-        return log(z / (1 - z))
-    return opmath(f, x)
+    if eps is not None: x = clamp(x, lo, hi)
+    return log(x / (1 - x))   # each step in the input dtype: PyTorch's logit kernel has no float32 opmath
 
 _logit = _pointwise('LogitBackward0', _logit_fwd, _logit_bwd)
 

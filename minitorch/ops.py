@@ -171,6 +171,9 @@ _refuse('frac', 'bic'); _refuse('logaddexp', 'bi'); _refuse('logaddexp2 hypot', 
 for _o in ('deg2rad', 'rad2deg'): _refuse(_o, 'c', msg=f"{_o} is not supported for complex tensors.", exc=RuntimeError)
 _refuse('heaviside', 'c', msg="heaviside is not yet implemented for complex tensors.", exc=RuntimeError)
 _refuse('addcmul', 'b', 'addcmul_cpu_out')
+_refuse('elu hardsigmoid hardswish mish hardshrink', 'bic'); _refuse('softshrink', 'bic', 'softshrink_check')
+_refuse('threshold', 'bc'); _refuse('hardtanh', 'c', msg="clamp is not supported for complex types")
+_refuse('hardtanh', 'b', msg="Bool inputs not supported for hardtanh", exc=RuntimeError)
 
 def check_kernel(op: str, d: dtype) -> None:
     "Raise PyTorch's error when pointwise kernel `op` has no version for dtype `d` (the one gate every op passes)."
@@ -280,7 +283,7 @@ class Div(Function):
         a = ctx.sa if a is None else a
         b = ctx.sb if b is None else b
         ga = g / _cj(b) if ctx.needs_input_grad[0] else None
-        gb = -g * _cj(a) / (_cj(b) * _cj(b)) if ctx.needs_input_grad[1] else None
+        gb = -g * _cj((a / b) / b) if ctx.needs_input_grad[1] else None   # PyTorch's order: no overflow in b²
         return ga, gb
 
 class RoundedDiv(Function):
@@ -433,16 +436,28 @@ def _alpha(input: Any, other: Any, alpha: Any) -> Any:
         raise RuntimeError("For non-complex input tensors, argument alpha must not be a complex number.")
     other = _scalar_arg(other)
     if not isinstance(other, Tensor): return other * alpha
-    return opmath(lambda o: mul(o, alpha), other) if isinstance(alpha, builtins.float) else mul(other, alpha)
+    return mul(other, alpha)
+
+def _add_alpha(input: Any, other: Any, alpha: Any, sign: int) -> Tensor:
+    """`input ± alpha * other`. For half tensors PyTorch rounds alpha to the tensor's dtype and then does one fused
+    multiply-add in float32: the float64 sum of float32 operands (the product is exact) rounds the same way."""
+    d = _result_type(input, other)
+    if d.name in _LOW16 and isinstance(other, Tensor):
+        _alpha(input, other, alpha)   # its checks
+        ah = sign * tensor(alpha, dtype=d).item()
+        up = lambda t: t.to(dt.float32).to(dt.float64) if isinstance(t, Tensor) else t
+        return Add.apply(up(input), mul(up(other), ah)).to(dt.float32).to(d)
+    other = _alpha(input, other, alpha)
+    return Add.apply(input, _scalar_arg(other)) if sign > 0 else Sub.apply(input, _scalar_arg(other))
 
 def add(input: Any, other: Any, *, alpha: Any = 1, out: Any = None) -> Tensor:
     "input + alpha * other."
-    if alpha != 1: other = _alpha(input, other, alpha)
+    if alpha != 1: return _add_alpha(input, other, alpha, 1)
     return Add.apply(input, _scalar_arg(other))
 
 def sub(input: Any, other: Any, *, alpha: Any = 1, out: Any = None) -> Tensor:
     "input - alpha * other."
-    if alpha != 1: other = _alpha(input, other, alpha)
+    if alpha != 1: return _add_alpha(input, other, alpha, -1)
     return Sub.apply(input, _scalar_arg(other))
 
 def rsub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
@@ -846,12 +861,12 @@ def _dense(shape: tuple, strides: tuple) -> bool:
 
 def _layout_order(shape: tuple, strides: tuple, fmt: Any) -> list:
     "Dims from the fastest-varying to the slowest of the copy `clone(memory_format=fmt)` makes (PyTorch's rules)."
-    n = len(shape)
-    if fmt is channels_last or fmt is channels_last_3d:
-        want = 4 if fmt is channels_last else 5
-        if n != want: raise RuntimeError(f"required rank {want} tensor to use {fmt.name} format")
+    n, name = len(shape), getattr(fmt, 'name', 'preserve_format')
+    if name in ('channels_last', 'channels_last_3d'):
+        want = 4 if name == 'channels_last' else 5
+        if n != want: raise RuntimeError(f"required rank {want} tensor to use {name} format")
         return [1] + list(range(n - 1, 1, -1)) + [0]
-    if fmt is contiguous_format: return list(range(n - 1, -1, -1))
+    if name == 'contiguous_format': return list(range(n - 1, -1, -1))
     perm = list(range(n - 1, -1, -1))          # infer_dense_strides: an insertion sort by stride
     for i in range(1, n):
         j = i
@@ -865,24 +880,22 @@ def _layout_order(shape: tuple, strides: tuple, fmt: Any) -> list:
 def _clone_data(x: Tensor, fmt: Any) -> TensorData:
     "A copy of `x`'s data laid out as `fmt` asks: its strides when dense (preserve_format), else a dense permutation."
     d, bk = x._data, get_backend(x._device.type)
-    if fmt is None or fmt is preserve_format:
-        if is_contiguous(d): return bk.copy(d, x.dtype)
-        if _dense(d.shape, d.strides):
-            order = sorted(range(d.ndim), key=lambda i: d.strides[i])
-            strides = d.strides
-        else: order = None
-    else: order = None
-    if order is None:
+    if getattr(fmt, 'name', 'preserve_format') == 'preserve_format' and _dense(d.shape, d.strides):
+        order = sorted(range(d.ndim), key=lambda i: d.strides[i])   # fastest-varying first
+        strides = d.strides
+    else:
         order = _layout_order(d.shape, d.strides, fmt)
         strides, acc = [0] * d.ndim, 1
         for i in order: strides[i] = acc; acc *= builtins.max(d.shape[i], 1)
         strides = tuple(strides)
-    if order == list(range(d.ndim - 1, -1, -1)) or d.ndim < 2: return bk.copy(d, x.dtype)
-    slow = order[::-1]                         # copy in memory order: a permuted view made contiguous
-    pd = object.__new__(TensorData)
-    pd.storage, pd.offset = d.storage, d.offset
-    pd.shape, pd.strides = tuple(d.shape[i] for i in slow), tuple(d.strides[i] for i in slow)
-    c = bk.copy(pd, x.dtype)
+    slow = order[::-1]
+    if slow == list(range(d.ndim)): c = bk.copy(d, x.dtype)
+    else:                                      # copy in memory order: a permuted view made contiguous
+        pd = object.__new__(TensorData)
+        pd.storage, pd.offset = d.storage, d.offset
+        pd.shape, pd.strides = tuple(d.shape[i] for i in slow), tuple(d.strides[i] for i in slow)
+        c = bk.copy(pd, x.dtype)
+    if c.shape == d.shape and c.strides == strides: return c
     td = object.__new__(TensorData)
     td.storage, td.shape, td.strides, td.offset = c.storage, d.shape, strides, 0
     return td

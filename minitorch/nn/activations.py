@@ -28,45 +28,83 @@ __all__ = ['elu', 'selu', 'celu', 'hardtanh', 'relu6', 'hardsigmoid', 'hardswish
            'ReplicationPad2d']
 
 # %% ../../nbs/11c_activations.ipynb #5f0896ec
+from ..ops import check_kernel, opmath, torch_name
+from ..more_ops import _pointwise
+
 def _neg(x: Tensor) -> Tensor:
-    "`x` where `x <= 0`, else 0 (safe input for a piece that is only used on the left)."
-    return minitorch.where(x > 0, x * 0, x)
+    "`x` where `x <= 0`, else 0 (safe input for a piece that is only used on the left: no inf * 0 in its gradient)."
+    return minitorch.where(x <= 0, x, 0.0)
 
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     "$x$ for $x>0$, else $\\alpha(e^x-1)$."
-    return minitorch.where(input > 0, input, _neg(input).expm1() * alpha)
+    check_kernel('elu', input.dtype)
+    return opmath(lambda x: minitorch.where(x <= 0, _neg(x).expm1() * alpha, x), input)   # NaN: the linear side
 
 def selu(input: Tensor, inplace: bool = False) -> Tensor:
     "$\\lambda\\,\\mathrm{elu}(x, \\alpha)$ with the self-normalising constants $\\lambda\\approx1.0507$, $\\alpha\\approx1.6733$."
+    check_kernel('elu', input.dtype)
     alpha, scale = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
-    return minitorch.where(input > 0, input * scale, _neg(input).expm1() * (alpha * scale))
+    return opmath(lambda x: minitorch.where(x <= 0, _neg(x).expm1() * (alpha * scale), x * scale), input)
 
 def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     "$\\max(0,x) + \\min(0, \\alpha(e^{x/\\alpha}-1))$."
-    return minitorch.where(input > 0, input, (_neg(input) * (1.0 / alpha)).expm1() * alpha)
+    check_kernel('elu', input.dtype)
+    return opmath(lambda x: minitorch.where(x <= 0, (_neg(x) * (1.0 / alpha)).expm1() * alpha, x), input)
+
+def _int_bound(v: float, d: Any) -> int:
+    "A clamp bound as an integer tensor of dtype `d` sees it (truncated), refused when it does not fit."
+    if not (minitorch.iinfo(d).min <= v <= minitorch.iinfo(d).max):
+        ctype = {'uint8': 'uint8_t', 'int8': 'int8_t', 'int16': 'int16_t', 'int32': 'int', 'int64': 'int64_t'}[d.name]
+        raise RuntimeError(f"value cannot be converted to type {ctype} without overflow")
+    return int(v)
 
 def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Tensor:
-    "$x$ clipped to `[min_val, max_val]`; gradient 0 at and beyond the bounds."
+    "$x$ clipped to `[min_val, max_val]`; gradient 0 at and beyond the bounds (NaN passes, as in PyTorch)."
     if min_val > max_val: raise ValueError("min_val cannot be greater than max_val")
-    inside = (input > min_val) & (input < max_val)
-    return minitorch.where(inside, input, input.detach().clamp(min_val, max_val))
+    check_kernel('hardtanh', input.dtype)
+    if not input.dtype.is_floating_point:   # integers stay integers
+        if input.dtype is minitorch.uint8 and (min_val < 0 or max_val < 0):
+            raise RuntimeError("cannot do hardtanh on an unsigned type with negative limits")
+        return input.clamp(_int_bound(min_val, input.dtype), _int_bound(max_val, input.dtype))
+    outside = (input <= min_val) | (input >= max_val)
+    return minitorch.where(outside, input.detach().clamp(min_val, max_val), input)
 
 def relu6(input: Tensor, inplace: bool = False) -> Tensor:
     "$\\min(\\max(0, x), 6)$."
     return hardtanh(input, 0.0, 6.0)
 
+_SIXTH = float(np.float32(1 / 6))   # PyTorch's hardsigmoid_backward multiplies by 1.0f / 6.0f, even for double
+
+_hardsigmoid = _pointwise('HardsigmoidBackward0',
+    lambda x: opmath(lambda z: (z + 3).clamp(0, 6) / 6, x),
+    lambda ctx, g, x, out: (minitorch.where((x > -3) & (x < 3), g * _SIXTH, 0.0),))
+
 def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
-    "$\\mathrm{relu6}(x+3)/6$: 0 below $-3$, 1 above $3$, linear between."
-    return hardtanh(input, -3.0, 3.0) * (1 / 6) + 0.5
+    "$\\mathrm{relu6}(x+3)/6$: 0 below $-3$, 1 above $3$, linear between (in float32 for half tensors)."
+    check_kernel('hardsigmoid', input.dtype)
+    return _hardsigmoid(input)
+
+_hardswish = _pointwise('HardswishBackward0',
+    lambda x: opmath(lambda z: z * (z + 3).clamp(0, 6) / 6, x),
+    lambda ctx, g, x, out: (minitorch.where(x <= -3, 0.0, minitorch.where(x < 3, g * (x / 3 + 0.5), g)),))
 
 def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
     "$x\\,\\mathrm{relu6}(x+3)/6$."
-    mid = minitorch.where(input < 3, input * (input + 3) * (1 / 6), input)
-    return minitorch.where(input <= -3, input * 0, mid)
+    check_kernel('hardswish', input.dtype)
+    return _hardswish(input)
+
+def _mish_bwd(ctx, g, x, out):
+    def f(g, x):
+        t = x.exp().log1p().tanh()
+        return g * (t + x * x.sigmoid() * (1 - t * t))
+    return (opmath(f, g, x, out_dtype=g.dtype),)
+
+_mish = _pointwise('MishBackward0', lambda x: opmath(lambda z: z * z.exp().log1p().tanh(), x), _mish_bwd)
 
 def mish(input: Tensor, inplace: bool = False) -> Tensor:
-    "$x\\tanh(\\mathrm{softplus}(x))$."
-    return input * F.softplus(input).tanh()
+    "$x\\tanh(\\mathrm{softplus}(x))$, with PyTorch's formula and derivative."
+    check_kernel('mish', input.dtype)
+    return _mish(input)
 
 def softsign(input: Tensor) -> Tensor:
     "$x / (1 + |x|)$."
@@ -74,26 +112,29 @@ def softsign(input: Tensor) -> Tensor:
 
 def _check_lambd(lambd: float, input: Tensor) -> None:
     if lambd < 0:
-        name = {'float32': 'Float', 'float64': 'Double', 'float16': 'Half', 'bfloat16': 'BFloat16'}.get(
-            str(input.dtype).split('.')[-1], str(input.dtype))
-        raise RuntimeError(f"lambda must be in range [0, 3.40282e+38] for input dtype {name}, but found {lambd}")
+        raise RuntimeError(f"lambda must be in range [0, 3.40282e+38] for input dtype {torch_name(input.dtype)}, but found {lambd}")
 
 def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
-    "$x-\\lambda$ above $\\lambda$, $x+\\lambda$ below $-\\lambda$, 0 between."
+    "$x-\\lambda$ above $\\lambda$, $x+\\lambda$ below $-\\lambda$, 0 between (NaN passes)."
+    check_kernel('softshrink', input.dtype)
     _check_lambd(lambd, input)
-    return minitorch.where(input > lambd, input - lambd, minitorch.where(input < -lambd, input + lambd, input * 0))
+    inside = (input >= -lambd) & (input <= lambd)
+    return minitorch.where(inside, 0.0, minitorch.where(input > lambd, input - lambd, input + lambd))
 
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
-    "$x$ where $|x|>\\lambda$, else 0."
-    return minitorch.where((input > lambd) | (input < -lambd), input, input * 0)
+    "$x$ where $|x|>\\lambda$, else 0 (NaN passes)."
+    check_kernel('hardshrink', input.dtype)
+    return minitorch.where((input >= -lambd) & (input <= lambd), 0.0, input)
 
 def tanhshrink(input: Tensor) -> Tensor:
     "$x - \\tanh x$."
     return input - input.tanh()
 
 def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
-    "$x$ where $x > $ `threshold`, else `value`."
-    return minitorch.where(input > threshold, input, input.detach() * 0 + value)
+    "$x$ where $x > $ `threshold`, else `value` (NaN passes)."
+    check_kernel('threshold', input.dtype)
+    if not input.dtype.is_floating_point: value = _int_bound(value, input.dtype)
+    return minitorch.where(input <= threshold, value, input)
 
 # %% ../../nbs/11c_activations.ipynb #8b8f5270
 def glu(input: Tensor, dim: int = -1) -> Tensor:
