@@ -153,12 +153,29 @@ def loader(name: str) -> Callable:
     return {"float16": _load_f16, "bfloat16": _load_bf16}.get(name, _load_native)
 
 
-def storer(name: str, from_complex: bool = False) -> Callable:
+@functools.lru_cache(maxsize=None)
+def _store_wrapping(name: str) -> Callable:
+    "Store an integer into a narrower integer storage keeping the low bits (int8: 300 -> 44), as a GPU does."
+    bits = np.dtype(name).itemsize * 8
+    mask, half, signed = (1 << bits) - 1, 1 << (bits - 1), name.startswith("int")
+
+    @register_jitable
+    def store(s: Any, pos: int, v: Any) -> None:
+        if v != v or v == _INF or v == -_INF: v = 0   # out of range is undefined (PyTorch too): no crash
+        w = int(v) & mask
+        if signed and w >= half: w -= mask + 1
+        s[pos] = w
+    return store
+
+
+def storer(name: str, from_complex: bool = False, from_int: bool = False) -> Callable:
     "The device function that stores a computed value into a storage of numpy dtype `name`."
     if name == "float16": return _store_f16_real if from_complex else _store_f16
     if name == "bfloat16": return _store_bf16_real if from_complex else _store_bf16
     if name == "bool": return _store_bool
     if from_complex and not name.startswith("complex"): return _store_real
+    if _category(name) == "int" and np.dtype(name).itemsize < 8 and (from_int or SIMULATOR):
+        return _store_wrapping(name)   # (floats: out of range is undefined; the simulator would raise)
     return _store_native
 
 # %% ../nbs/13_cuda.ipynb #0e20b4e8
@@ -313,7 +330,7 @@ def map_kernel(op: str, in_name: str, out_name: str) -> Any:
     "The grid-stride kernel applying map op `op` to a storage of `in_name` into one of `out_name`."
     fn = _jit(MAP_TABLES[_category(in_name)][op])
     load, store = loader(in_name), storer(out_name, _category(in_name) == "complex" and op not in
-                                        ("abs", "real", "imag", "angle"))
+                                        ("abs", "real", "imag", "angle"), _category(in_name) in ("int", "bool"))
 
     @cuda.jit
     def kernel(out, out_strides, out_offset, shape, a, a_strides, a_offset, n):
@@ -455,7 +472,7 @@ _INT_DIVISIONS = ("floor_divide", "trunc_divide", "remainder", "fmod")   # integ
 def zip_kernel(op: str, in_name: str, out_name: str) -> Any:
     "The grid-stride kernel applying zip op `op` to two storages of `in_name` into one of `out_name`."
     fn = _jit(ZIP_TABLES[_category(in_name)][op])
-    load, store = loader(in_name), storer(out_name, _category(in_name) == "complex")
+    load, store = loader(in_name), storer(out_name, _category(in_name) == "complex", _category(in_name) in ("int", "bool"))
     zero_check = _category(in_name) == "int" and op in _INT_DIVISIONS
 
     @cuda.jit
@@ -474,7 +491,7 @@ def zip_kernel(op: str, in_name: str, out_name: str) -> Any:
 @functools.lru_cache(maxsize=None)
 def where_kernel(cond_name: str, in_name: str, out_name: str) -> Any:
     "The grid-stride kernel computing `a if cond else b` elementwise."
-    load_c, load, store = loader(cond_name), loader(in_name), storer(out_name)
+    load_c, load, store = loader(cond_name), loader(in_name), storer(out_name, False, _category(in_name) in ("int", "bool"))
 
     @cuda.jit
     def kernel(out, shape, c, c_strides, c_offset, a, a_strides, a_offset, b, b_strides, b_offset, n):
@@ -684,7 +701,7 @@ def matmul_acc(name: str) -> str:
 @functools.lru_cache(maxsize=None)
 def matmul_kernel(in_name: str, out_name: str, tile: int = TILE) -> Any:
     "The tiled shared-memory kernel for (B,n,k) @ (B,k,m) -> (B,n,m) over strided inputs of `in_name`."
-    load, store = loader(in_name), storer(out_name)
+    load, store = loader(in_name), storer(out_name, False, _category(in_name) in ("int", "bool"))
     acc = numba.from_dtype(np.dtype(matmul_acc(in_name)))
     np_acc = np.dtype(matmul_acc(in_name)).type
 
@@ -744,7 +761,7 @@ REG_K: int = 4 if SIMULATOR else 16           # k-step of the register-tiled mat
 @functools.lru_cache(maxsize=None)
 def matmul_register_kernel(in_name: str, out_name: str, T: int = REG_THREADS, R: int = REG, BK: int = REG_K) -> Any:
     "Matmul: a (T*R x T*R) shared tile per block and an (R x R) register tile per thread."
-    load, store = loader(in_name), storer(out_name)
+    load, store = loader(in_name), storer(out_name, False, _category(in_name) in ("int", "bool"))
     acc = numba.from_dtype(np.dtype(matmul_acc(in_name)))
     np_acc = np.dtype(matmul_acc(in_name)).type
     BM = T * R
@@ -1097,7 +1114,7 @@ class CudaBackend(_backend_base()):
     def assign(self, dst: TensorData, src: TensorData) -> None:
         "In place: copy `src` into the strided device view `dst`."
         check_device(dst)
-        src = wrapped_to_device(src)
+        if not is_cuda_data(src): src = self.from_host(src)   # copy_ (and x[...] = v) copy across devices
         if _is_complex32(dst):
             h = data_to_host(dst)
             self.host.assign(h, data_to_host(src))
@@ -1136,7 +1153,10 @@ class CudaBackend(_backend_base()):
 
     def index_put(self, a: TensorData, key: tuple, values: TensorData, accumulate: bool = False) -> None:
         "In place `a[key] = values` through the host (advanced indexing has no kernel here)."
-        check_device(a, values)
+        check_device(a)
+        basic = all(k is None or k is Ellipsis or isinstance(k, (int, np.integer, slice)) for k in key)
+        # x[1:3] = v is copy_ (any device, like PyTorch); x[idx] = v takes device values or a wrapped number
+        values = self.from_host(values) if basic else wrapped_to_device(values)
         h = data_to_host(a)
         self.host.index_put(h, key, data_to_host(values), accumulate)
         a.storage.data.copy_to_device(h.storage.view(np.uint16) if h.storage.dtype.name in _WORDS else h.storage)
