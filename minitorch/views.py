@@ -248,8 +248,17 @@ class Squeeze(Function):
 class _Squeeze1(Squeeze):
     _node_name = 'SqueezeBackward1'
 
+def _no_repeats(dims: Sequence[int], ndim: int) -> None:
+    "PyTorch's error for a dim listed twice (after wrapping negatives)."
+    seen = set()
+    for d in dims:
+        k = normalize_dim(d, builtins.max(ndim, 1))
+        if k in seen: raise RuntimeError(f"dim {k} appears multiple times in the list of dims")
+        seen.add(k)
+
 def squeeze(input: Tensor, dim: Any = None) -> Tensor:
     "A view without size-1 dims (all, or those in `dim`)."
+    if isinstance(dim, (tuple, list)): _no_repeats(dim, input.ndim)
     return (Squeeze if dim is None else _Squeeze1).apply(input, dim)
 
 class Unsqueeze(Function):
@@ -285,12 +294,14 @@ def unflatten(input: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
     if input.ndim == 0:
         raise RuntimeError(f"unflatten got an unexpected error:\nDimension specified as {dim} but tensor has no dimensions")
     d = normalize_dim(dim, input.ndim)
-    sizes = list(sizes)
+    sizes, given = list(sizes), list(sizes)
+    if not sizes: raise RuntimeError("unflatten: sizes must be non-empty")
+    if sizes.count(-1) > 1: raise RuntimeError("unflatten got an unexpected error:\nonly one dimension can be inferred")
     if -1 in sizes:
         k = sizes.index(-1)
         sizes[k] = input.shape[d] // builtins.max(1, math.prod(s for s in sizes if s != -1))
     if math.prod(sizes) != input.shape[d]:
-        raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim {dim} "
+        raise RuntimeError(f"unflatten: Provided sizes {given} don't multiply up to the size of dim {dim} "
                            f"({input.shape[d]}) in the input tensor")
     return input.reshape(*input.shape[:d], *sizes, *input.shape[d + 1:])
 
@@ -387,10 +398,14 @@ Tensor.unfold = _unfold
 
 def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Tensor, ...]:
     "Pieces of size `split_size_or_sections` (int: equal chunks, the last smaller; list: those sizes) along `dim`."
+    if tensor.ndim == 0: raise RuntimeError("split expects at least a 1-dimensional tensor")
     d = normalize_dim(dim, tensor.ndim)
     n = tensor.shape[d]
     if isinstance(split_size_or_sections, builtins.int):
         s = split_size_or_sections
+        if s < 0: raise RuntimeError(f"split expects split_size be non-negative, but got split_size={s}")
+        if s == 0 and n: raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension "
+                                            f"size of {n}")
         sizes = [builtins.min(s, n - i) for i in range(0, n, s)] if n else [0]
     else:
         sizes = list(split_size_or_sections)
@@ -412,6 +427,8 @@ def _multi_output(views: Sequence[Tensor], name: str) -> tuple[Tensor, ...]:
 
 def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
     "`chunks` (or fewer) nearly equal pieces along `dim`."
+    if input.ndim == 0: raise RuntimeError("chunk expects at least a 1-dimensional tensor")
+    if chunks <= 0: raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     n = input.shape[normalize_dim(dim, input.ndim)]
     return split(input, builtins.max(1, -(-n // chunks)), dim)
 
@@ -432,6 +449,7 @@ def tensor_split(input: Tensor, indices_or_sections: Any, dim: int = 0) -> tuple
 
 def unbind(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
     "All slices along `dim`."
+    if input.ndim == 0: raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     d = normalize_dim(dim, input.ndim)
     return _multi_output([select(input, d, i) for i in range(input.shape[d])], 'Unbind')
 
@@ -511,6 +529,7 @@ def flip(input: Tensor, dims: Any) -> Tensor:
     dims = (dims,) if isinstance(dims, builtins.int) else tuple(dims)
     if input.dtype is dt.complex32:
         raise NotImplementedError("\"flip_cpu\" not implemented for 'ComplexHalf'")
+    _no_repeats(dims, input.ndim)
     return Flip.apply(input, tuple(normalize_dim(d, input.ndim) for d in dims))
 
 def fliplr(input: Tensor) -> Tensor:
@@ -526,6 +545,8 @@ def roll(input: Tensor, shifts: Any, dims: Any = None) -> Tensor:
     if dims is None: return roll(input.reshape(-1), shifts, 0).reshape(input.shape)
     shifts = (shifts,) if isinstance(shifts, builtins.int) else tuple(shifts)
     dims = (dims,) if isinstance(dims, builtins.int) else tuple(dims)
+    if len(shifts) != len(dims):
+        raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
     x = input
     for s, d in zip(shifts, dims):
         d = normalize_dim(d, x.ndim)
@@ -1286,8 +1307,8 @@ def as_strided(input: Tensor, size: Sequence[int], stride: Sequence[int], storag
     off = input._data.offset if storage_offset is None else builtins.int(storage_offset)
     if builtins.any(s < 0 for s in stride):
         raise RuntimeError(f"as_strided: Negative strides are not supported at the moment, got strides: {list(stride)}")
-    for k, n in enumerate(size):
-        if n < 0: raise RuntimeError(f"Trying to create tensor with negative dimension {n}: {list(size)}")
+    if builtins.any(n < 0 for n in size):
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)} and strides={list(stride)}")
     if off < 0: raise RuntimeError(f"Tensor: invalid storage offset {off}")
     need = 0 if 0 in size else off + 1 + builtins.sum((n - 1) * s for n, s in zip(size, stride))
     st = input._data.storage

@@ -522,3 +522,76 @@ def test_inplace_view_of_offset_base_layout():
         (c * L.tensor([[1., 2.], [3., 4.]])).sum().backward()
         if L is torch: want = b.grad.clone()
     _close(b.grad, want)
+
+
+DIM_ERRORS = {
+ 'transpose oor': lambda L: L.ones(2,3).transpose(0, 5),
+ 'transpose 0d': lambda L: L.tensor(1.).transpose(0, -1),
+ 'transpose 0d oor': lambda L: L.tensor(1.).transpose(0, 1),
+ 'squeeze dup': lambda L: L.ones(1,3).squeeze((0, 0)),
+ 'squeeze oor': lambda L: L.ones(1,3).squeeze(5),
+ 'squeeze tuple': lambda L: L.ones(1,3,1).squeeze((0, 2)),
+ 'squeeze 0d': lambda L: L.tensor(1.).squeeze(0),
+ 'unsqueeze oor': lambda L: L.ones(2).unsqueeze(3),
+ 'flatten oor': lambda L: L.ones(2,3).flatten(0, 5),
+ 'flatten rev': lambda L: L.ones(2,3).flatten(1, 0),
+ 'flatten 0d': lambda L: L.tensor(1.).flatten(0, -1),
+ 'diagonal same': lambda L: L.ones(2,3).diagonal(0, 0, 0),
+ 'diagonal oor': lambda L: L.ones(2,3).diagonal(0, 0, 4),
+ 'diagonal 1d': lambda L: L.ones(2).diagonal(),
+ 'narrow oor dim': lambda L: L.ones(2,3).narrow(4, 0, 1),
+ 'narrow neg len': lambda L: L.ones(2,3).narrow(0, 0, -1),
+ 'select oor': lambda L: L.ones(2,3).select(2, 0),
+ 'select idx oor': lambda L: L.ones(2,3).select(1, 3),
+ 'split 0': lambda L: L.ones(4).split(0),
+ 'split neg': lambda L: L.ones(4).split(-1),
+ 'split 0d': lambda L: L.tensor(1.).split(1),
+ 'chunk 0': lambda L: L.ones(4).chunk(0),
+ 'chunk 0d': lambda L: L.tensor(1.).chunk(1),
+ 'unbind oor': lambda L: L.ones(2).unbind(3),
+ 'unbind 0d': lambda L: L.tensor(1.).unbind(0),
+ 'movedim len': lambda L: L.ones(2,3).movedim((0, 1), (1,)),
+ 'flip dup': lambda L: L.ones(2,3).flip((0, 0)),
+ 'flip oor': lambda L: L.ones(2,3).flip(3),
+ 'roll mismatch': lambda L: L.ones(2,3).roll((1, 2), (0,)),
+ 'view neg': lambda L: L.ones(4).view(-2, 2),
+ 'view two -1': lambda L: L.ones(4).view(-1, -1),
+ 'reshape bad': lambda L: L.ones(4).reshape(3),
+ 'unflatten bad': lambda L: L.ones(4).unflatten(0, (3, -1)),
+ 'unflatten two -1': lambda L: L.ones(4).unflatten(0, (-1, -1)),
+ 'unflatten empty': lambda L: L.ones(4).unflatten(0, ()),
+ 'permute 0d 0': lambda L: L.tensor(1.).permute(0),
+ 'permute too many': lambda L: L.ones(2).permute(0, 1),
+ 'expand neg keep': lambda L: L.ones(2, 1).expand(-1, 3),
+ 'as_strided neg': lambda L: L.ones(4).as_strided((2,), (-1,)),
+ 'as_strided oob': lambda L: L.ones(4).as_strided((2,), (3,), 1),
+ 'as_strided len': lambda L: L.ones(4).as_strided((2, 2), (1,)),
+ 'as_strided offset neg': lambda L: L.ones(4).as_strided((2,), (1,), -1),
+ 'as_strided negsize': lambda L: L.ones(4).as_strided((-1,), (1,)),
+ 'mT 1d': lambda L: L.ones(2).mT,
+ 'mH 0d': lambda L: L.tensor(1.).mH,
+ 'T 3d': lambda L: L.ones(2,3,4).T,
+ 't 3d': lambda L: L.ones(2,3,4).t(),
+ 'unfold oor dim': lambda L: L.ones(3).unfold(1, 1, 1),
+ 'unfold neg size': lambda L: L.ones(3).unfold(0, -1, 1),
+ 'movedim oor 0d': lambda L: L.tensor(1.).movedim(0, 1),
+ 'swapdims oor': lambda L: L.ones(2).swapdims(0, 1),
+ 'index oor': lambda L: L.ones(2,3)[2],
+ 'index too many': lambda L: L.ones(2,3)[0, 0, 0],
+ 'index mask shape': lambda L: L.ones(2,3)[L.tensor([True, False, True])],
+ 'index float': lambda L: L.ones(2,3)[L.tensor([0.])],
+}
+
+
+@pytest.mark.parametrize('name', list(DIM_ERRORS))
+def test_dim_and_size_errors_match_torch(name):
+    def out(f):
+        import warnings
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter('ignore')
+                r = f()
+        except Exception as e:
+            return type(e).__name__, str(e).split('\nException raised')[0]
+        return 'ok', tuple(r.shape) if hasattr(r, 'shape') else [tuple(x.shape) for x in r]
+    assert out(lambda: DIM_ERRORS[name](mt)) == out(lambda: DIM_ERRORS[name](torch))
