@@ -92,6 +92,11 @@ def test_cholesky_qr_values(dtype):
             close(r, rt, tol)
             if mode != 'r': close(q, qt, tol)
             else: assert q.numel() == 0
+        g, t = mla.geqrf(noncontig(x))
+        gt, tt = torch.geqrf(x)
+        close(g, gt, tol); close(t, tt, tol)
+        if shape[1] >= shape[2]:
+            close(mla.householder_product(g, t), torch.linalg.householder_product(gt, tt), tol)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -307,6 +312,7 @@ CASES = {
     'norms': (lambda L, a: (L.matrix_norm(a), L.matrix_norm(a, 'nuc'), L.matrix_norm(a, 2), L.matrix_norm(a, -2),
                             L.vector_norm(a, 3), L.norm(a), L.cond(a)), 'gen'),
     'lu': (lambda L, a: L.lu(a)[1:], 'gen'),
+    'householder_product': (lambda L, a, b: L.householder_product(a, b[..., :3, 0]), 'gen2'),
     'lu_factor_solve': (lambda L, a, b: L.lu_solve(*L.lu_factor(a), b), 'gen2'),
     'multi_dot_cross_vecdot': (lambda L, a, b: (L.multi_dot([a[0], b[0]]), L.cross(a[..., :3], b[..., :3]), L.vecdot(a, a)), 'gen2'),
 }
