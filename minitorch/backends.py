@@ -5,6 +5,7 @@
 # %% ../nbs/05_backends.ipynb #b8162f06
 from __future__ import annotations
 import math
+import re
 import contextlib
 import functools
 import warnings
@@ -133,6 +134,9 @@ def to_numpy(a: TensorData) -> np.ndarray:
     r = getattr(a, '_np', None)
     if r is not None: return r
     s, shape, strides = a.storage, a.shape, a.strides
+    if len(shape) > 64:   # tensors may have more dimensions (views, `tensor()`), numpy arrays may not
+        raise RuntimeError(f"the numpy backend handles tensors of at most 64 dimensions (numpy's limit), "
+                           f"got {len(shape)}")
     if a.offset == 0 and strides == _contiguous_strides(shape) and s.shape[0] == math.prod(shape):
         r = s.reshape(shape)
     elif 0 in shape: r = a.to_numpy()
@@ -240,6 +244,24 @@ class Backend:
 # (a filter costs nothing per call, unlike entering `np.errstate` around every op).
 warnings.filterwarnings('ignore', category=RuntimeWarning, module=r'minitorch\.backends')
 
+def _check_gather_index(idx: np.ndarray, dim: int, size: int) -> None:
+    "PyTorch's gather/scatter bound check (numpy would wrap a negative index around silently)."
+    if idx.size and (idx.min() < 0 or idx.max() >= size):
+        bad = idx[(idx < 0) | (idx >= size)].flat[0]
+        raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size {size}")
+
+@contextlib.contextmanager
+def _torch_index_errors() -> Iterator[None]:
+    "Reword numpy's IndexErrors as PyTorch's ('dimension', not 'axis'; shapes as lists)."
+    try: yield
+    except IndexError as e:
+        msg = str(e).replace(' axis ', ' dimension ')
+        if msg.startswith('shape mismatch: indexing arrays'):
+            shapes = re.findall(r'\(([^)]*)\)', msg)
+            msg = ('shape mismatch: indexing tensors could not be broadcast together with shapes ' +
+                   ', '.join('[' + ', '.join(p.strip() for p in s.split(',') if p.strip()) + ']' for s in shapes))
+        raise IndexError(msg) from None
+
 class NumpyBackend(Backend):
     "Reference backend: every primitive in numpy; short and obviously correct."
     name = 'numpy'
@@ -307,18 +329,20 @@ class NumpyBackend(Backend):
 
     def index(self, a: TensorData, key: tuple) -> TensorData:
         "Advanced (numpy-style) indexing: `key` holds ints, slices, None, Ellipsis and int64 arrays."
-        return from_numpy(np.array(to_numpy(a)[key]), dt.from_numpy_dtype(a.storage.dtype))
+        with _torch_index_errors(): r = to_numpy(a)[key]
+        return from_numpy(np.array(r), dt.from_numpy_dtype(a.storage.dtype))
 
     def index_put(self, a: TensorData, key: tuple, values: TensorData, accumulate: bool = False) -> None:
         "In place: `a[key] = values` (or `+=` with repeated indices accumulating when `accumulate`)."
         x = to_numpy(a)
         v = to_numpy(values)
-        if accumulate and x.dtype == dt.COMPLEX32_STORAGE:   # complex32: add in complex64, round once
-            z = dt.complex32_unpack(x)
-            np.add.at(z, key, dt.complex32_unpack(v))
-            x[...] = dt.complex32_pack(z)
-        elif accumulate: np.add.at(x, key, v)
-        else: x[key] = v
+        with _torch_index_errors():
+            if accumulate and x.dtype == dt.COMPLEX32_STORAGE:   # complex32: add in complex64, round once
+                z = dt.complex32_unpack(x)
+                np.add.at(z, key, dt.complex32_unpack(v))
+                x[...] = dt.complex32_pack(z)
+            elif accumulate: np.add.at(x, key, v)
+            else: x[key] = v
 
     def assign(self, dst: TensorData, src: TensorData) -> None:
         "In place: copy `src` (same shape, same dtype) into the strided view `dst`."
@@ -328,7 +352,9 @@ class NumpyBackend(Backend):
     def gather(self, a: TensorData, dim: int, index: TensorData) -> TensorData:
         "`out[i][j] = a[index[i][j]][j]` along `dim` (numpy's take_along_axis)."
         _no_complex32(a, 'scatter_gather_tensor_cpu')
-        r = np.take_along_axis(to_numpy(a), to_numpy(index), axis=dim)
+        x, idx = to_numpy(a), to_numpy(index)
+        _check_gather_index(idx, dim, x.shape[dim])
+        r = np.take_along_axis(x, idx, axis=dim)
         return from_numpy(r, dt.from_numpy_dtype(a.storage.dtype))
 
     def scatter(self, a: TensorData, dim: int, index: TensorData, src: TensorData,
@@ -336,6 +362,7 @@ class NumpyBackend(Backend):
         "In place on `a`: `a[index[i][j]][j] = src[i][j]` along `dim` (`reduce='add'` accumulates)."
         _no_complex32(a, 'scatter_gather_tensor_cpu')
         x, idx, s = to_numpy(a), to_numpy(index), to_numpy(src)
+        _check_gather_index(idx, dim, x.shape[dim])
         full = tuple(np.arange(n).reshape([-1 if k == d else 1 for k in range(idx.ndim)])
                      for d, n in enumerate(idx.shape))
         key = tuple(idx if d == dim else full[d] for d in range(idx.ndim))

@@ -7,7 +7,7 @@ __all__ = ['bool', 'uint8', 'int8', 'int16', 'int32', 'int64', 'float16', 'bfloa
            'complex64', 'complex128', 'half', 'float', 'double', 'chalf', 'cfloat', 'cdouble', 'COMPLEX32_STORAGE',
            'dtype', 'from_numpy_dtype', 'finfo', 'iinfo', 'scalar_type_name', 'cpp_type_name', 'overflows',
            'get_default_dtype', 'set_default_dtype', 'scalar_type', 'promote_types', 'can_cast', 'result_type',
-           'compute_dtype', 'complex32_pack', 'complex32_unpack']
+           'compute_dtype', 'complex32_warn', 'complex32_pack', 'complex32_unpack']
 
 # %% ../nbs/03_dtypes.ipynb #7a825be5
 import builtins
@@ -276,15 +276,20 @@ _FROM_NUMPY[COMPLEX32_STORAGE] = complex32
 _COMPLEX32_WARNED = [False]
 
 
-def complex32_pack(values: Any) -> np.ndarray:
-    "complex32 storage holding `values` (numbers or an array of any dtype): each part rounded to fp16 once."
-    z = np.asarray(values)
-    if z.dtype == COMPLEX32_STORAGE: return z
+def complex32_warn() -> None:
+    "PyTorch's warning on the first complex32 tensor of a process (TORCH_WARN_ONCE)."
     if not _COMPLEX32_WARNED[0]:
         _COMPLEX32_WARNED[0] = True
         import warnings
         warnings.warn("ComplexHalf support is experimental and many operators don't support it yet.",
-                      UserWarning, stacklevel=2)
+                      UserWarning, stacklevel=3)
+
+
+def complex32_pack(values: Any) -> np.ndarray:
+    "complex32 storage holding `values` (numbers or an array of any dtype): each part rounded to fp16 once."
+    z = np.asarray(values)
+    if z.dtype == COMPLEX32_STORAGE: return z
+    complex32_warn()
     out = np.empty(z.shape, COMPLEX32_STORAGE)
     with np.errstate(all="ignore"):
         z = z.astype(np.complex64 if z.dtype.kind == "c" else np.float32)   # float64 -> float32 first, like PyTorch

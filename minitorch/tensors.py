@@ -14,7 +14,7 @@ import numpy as np
 from . import dtypes as dt
 from .dtypes import dtype
 from .tensor_data import TensorData
-from .backends import get_backend
+from .backends import get_backend, to_numpy as _to_numpy
 
 # %% auto #0
 __all__ = ['default_generator', 'PRINT_OPTS', 'device', 'Size', 'Tensor', 'patch_prop', 'patch', 'tensor', 'as_tensor',
@@ -301,7 +301,7 @@ Tensor.data = property(_get_data, _set_data, doc="The tensor's values as a tenso
 # %% ../nbs/06_tensor.ipynb #6a809863
 def _host_numpy(t: Tensor) -> np.ndarray:
     "A numpy view (cpu) or host copy (other devices) of `t`'s elements."
-    if t._device.type == 'cpu': return t._data.to_numpy()
+    if t._device.type == 'cpu': return _to_numpy(t._data)
     b = get_backend(t._device.type)
     d = b.to_host(t._data) if hasattr(b, 'to_host') else t._data
     return d.to_numpy()
@@ -451,7 +451,7 @@ def _np_to_data(arr: np.ndarray, dtype: dtype) -> TensorData:
     return TensorData(a.reshape(-1), a.shape)
 
 def _values_array(flat: list, shape: tuple, kind: dtype, dtype: dtype) -> np.ndarray:
-    "Python values (their promoted dtype `kind`) as a numpy array for `dtype`, refusing what PyTorch refuses."
+    "Flat Python values (their promoted dtype `kind`) as a 1-D numpy array for `dtype`, refusing what PyTorch refuses."
     integral = not (dtype.is_floating_point or dtype.is_complex or dtype is dt.bool)
     if (integral or dtype is dt.bool) and not (kind.is_complex and dtype is dt.bool):
         for t in set(map(type, flat)):   # numpy's own float and bool scalars are no ints (np.float64 is a float)
@@ -470,7 +470,6 @@ def _values_array(flat: list, shape: tuple, kind: dtype, dtype: dtype) -> np.nda
             if integral: raise ValueError("Overflow when unpacking long long") from None
             arr = np.array([builtins.float(v) if dtype is not dt.bool else v != 0 for v in flat],
                            dtype=np.float64 if dtype is not dt.bool else np.bool_)
-    arr = arr.reshape(shape)
     if integral and arr.dtype.kind in 'if' and arr.size:   # the value checks of `dt.overflows`, vectorized
         lim = dt.iinfo(dtype)
         if arr.dtype.kind == 'i': bad = (arr < (-lim.max if not dtype.is_signed else lim.min)) | (arr > lim.max)
@@ -515,7 +514,9 @@ def tensor(data: Any, dtype: dtype | None = None, device: Any = None, requires_g
     else:
         flat, shape, kind = _infer_and_flatten(data)
         dtype = dtype or kind
-        arr = _values_array(flat, shape, kind, dtype)
+        # kept flat: the shape goes on the TensorData (numpy arrays stop at 64 dimensions, tensors do not)
+        data = TensorData(_np_to_data(_values_array(flat, shape, kind, dtype), dtype).storage, shape)
+        return _mark_creation(Tensor._make(_to_device(data, dev), dtype, dev), requires_grad)
     t = Tensor._make(_to_device(_np_to_data(arr, dtype), dev), dtype, dev)
     return _mark_creation(t, requires_grad)
 
@@ -618,20 +619,22 @@ def _alloc_check(shape: tuple, dtype: dtype) -> int:
     return nbytes
 
 def _alloc(shape: tuple, dtype: dtype, fill: Any = 0) -> np.ndarray:
-    "A fresh host array of `shape` stored directly in `dtype`'s storage, filled with the Python number `fill`."
+    "A fresh flat host array for `shape`, stored directly in `dtype`'s storage, filled with the Python number `fill`."
     nbytes = _alloc_check(shape, dtype)
     sd = dt.COMPLEX32_STORAGE if dtype is dt.complex32 else dtype.numpy_dtype
+    if dtype is dt.complex32: dt.complex32_warn()
+    n = math.prod(shape)   # flat: numpy arrays stop at 64 dimensions, tensors do not
     try:
-        if isinstance(fill, builtins.int) and fill == 0: return np.zeros(shape, sd)   # also False
-        a = np.empty(shape, sd)
+        if isinstance(fill, builtins.int) and fill == 0: return np.zeros(n, sd)   # also False
+        a = np.empty(n, sd)
         a[...] = _np_to_data(np.array([fill]), dtype).storage[0]   # the fill cast once, like PyTorch
         return a
     except MemoryError: raise _alloc_error(nbytes) from None
 
-def _wrap(arr: np.ndarray, dtype: dtype, device: Any, requires_grad: bool) -> Tensor:
-    "Wrap a fresh host array already stored as `dtype` (no copy) as a tensor on `device`."
+def _wrap(arr: np.ndarray, shape: tuple, dtype: dtype, device: Any, requires_grad: bool) -> Tensor:
+    "Wrap a fresh flat host array already stored as `dtype` (no copy) as a tensor of `shape` on `device`."
     dev = _as_device(device)
-    data = TensorData(arr.reshape(-1), arr.shape)
+    data = TensorData(arr, shape)
     return _mark_creation(Tensor._make(_to_device(data, dev), dtype, dev), requires_grad)
 
 def _new(arr: np.ndarray, dtype: dtype, device: Any, requires_grad: bool) -> Tensor:
@@ -677,28 +680,31 @@ def full(size: Sequence[int], fill_value: Any, *, dtype: dtype | None = None, de
                  _default_for_kind('c') if isinstance(v, (builtins.complex, np.complexfloating)) else
                  dt.get_default_dtype())
     _check_fill(v, dtype)
-    return _wrap(_alloc(shape, dtype, v), dtype, device, requires_grad)
+    return _wrap(_alloc(shape, dtype, v), shape, dtype, device, requires_grad)
 
 def zeros(*size: Any, dtype: dtype | None = None, device: Any = None, requires_grad: bool = False,
           out: Any = None) -> Tensor:
     "A tensor of zeros."
     dtype = _dtype_arg(dtype, 'zeros')
     d = dtype or dt.get_default_dtype()
-    return _wrap(_alloc(_sizes(size, 'zeros'), d), d, device, requires_grad)
+    shape = _sizes(size, 'zeros')
+    return _wrap(_alloc(shape, d), shape, d, device, requires_grad)
 
 def ones(*size: Any, dtype: dtype | None = None, device: Any = None, requires_grad: bool = False,
          out: Any = None) -> Tensor:
     "A tensor of ones."
     dtype = _dtype_arg(dtype, 'ones')
     d = dtype or dt.get_default_dtype()
-    return _wrap(_alloc(_sizes(size, 'ones'), d, 1), d, device, requires_grad)
+    shape = _sizes(size, 'ones')
+    return _wrap(_alloc(shape, d, 1), shape, d, device, requires_grad)
 
 def empty(*size: Any, dtype: dtype | None = None, device: Any = None, requires_grad: bool = False,
           out: Any = None, memory_format: Any = None) -> Tensor:
     "An uninitialized tensor (minitorch fills it with zeros)."
     dtype = _dtype_arg(dtype, 'empty')
     d = dtype or dt.get_default_dtype()
-    return _wrap(_alloc(_sizes(size, 'empty'), d), d, device, requires_grad)
+    shape = _sizes(size, 'empty')
+    return _wrap(_alloc(shape, d), shape, d, device, requires_grad)
 
 def _tname(v: Any) -> str:
     "The type name PyTorch's argument errors print: 'int', 'list', 'numpy.ndarray'."
@@ -739,7 +745,7 @@ def full_like(input: Tensor, fill_value: Any, *, dtype: dtype | None = None, dev
     s, d, dev = _like(input, dtype, device, 'full_like')
     v = _fill_scalar(fill_value, 'full_like')
     _check_fill(v, d)
-    return _wrap(_alloc(tuple(s), d, v), d, dev, requires_grad)
+    return _wrap(_alloc(tuple(s), d, v), tuple(s), d, dev, requires_grad)
 
 def _range_arg(v: Any, fn: str, name: str, pos: int) -> Any:
     "A start/end/step argument as a Python number (0-d tensors read), refusing non-numbers like PyTorch."
@@ -900,8 +906,8 @@ def eye(n: int, m: int | None = None, *, dtype: dtype | None = None, device: Any
     dtype = dtype or dt.get_default_dtype()
     if dtype is dt.complex32: raise _not_implemented('eye', dtype)
     a = _alloc((n, m), dtype)
-    np.fill_diagonal(a, 1)
-    return _wrap(a, dtype, device, requires_grad)
+    a[:builtins.min(n, m) * (m + 1):m + 1] = 1   # the diagonal of the flat (n, m) block
+    return _wrap(a, (n, m), dtype, device, requires_grad)
 
 # %% ../nbs/06_tensor.ipynb #4d77fbce
 class Generator:

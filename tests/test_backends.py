@@ -104,3 +104,48 @@ def test_backends_agree_with_reference(name):
         got = ((mt.tensor(x) * 2 + 1).relu().sum(1), mt.tensor(x) @ mt.tensor(x).T)
     for r, g in zip(ref, got):
         np.testing.assert_allclose(g.numpy(), r.numpy(), rtol=1e-5, atol=1e-5)
+
+
+# ---- numpy's own errors never leak: index errors are reworded as PyTorch's, out-of-range gather/scatter indices
+# ---- (which numpy would wrap around silently) are refused
+import minitorch  # noqa: E402
+
+INDEX_CASES = [
+    lambda T: T.arange(6.).reshape(2, 3).gather(1, T.tensor([[5]])),
+    lambda T: T.arange(6.).reshape(2, 3).gather(1, T.tensor([[-1]])),
+    lambda T: T.zeros(3).scatter(0, T.tensor([5]), T.ones(1)),
+    lambda T: T.zeros(3).scatter(0, T.tensor([-1]), T.ones(1)),
+    lambda T: T.zeros(3).scatter_add(0, T.tensor([3]), T.ones(1)),
+    lambda T: T.zeros(3).index_put_((T.tensor([5]),), T.ones(1)),
+    lambda T: T.zeros(3).index_put_((T.tensor([5]),), T.ones(1), accumulate=True),
+    lambda T: T.arange(6.).reshape(2, 3)[T.tensor([0, 1]), T.tensor([0, 1, 2])],
+    lambda T: T.arange(24.).reshape(2, 3, 4)[T.tensor([[0], [1]]), :, T.tensor([0, 1, 2])],
+    lambda T: T.arange(6.).reshape(2, 3)[T.tensor([0, 1]), T.tensor([2, 0])],
+]
+
+
+@pytest.mark.parametrize('case', INDEX_CASES)
+@pytest.mark.parametrize('backend', BACKENDS)
+def test_index_errors_are_torch_errors(case, backend):
+    def run(T):
+        try:
+            r = case(T)
+            return ('ok', r.tolist())
+        except Exception as e:
+            return (type(e).__name__, str(e).split('\n')[0])
+    with use_backend(backend):
+        assert run(minitorch) == run(torch)
+
+
+def test_more_than_64_dims():
+    # creation does not need a shaped numpy array (numpy stops at 64 dims; torch does not)
+    for make in (lambda T: T.zeros([1] * 65), lambda T: T.ones([1] * 64 + [2], dtype=T.int32),
+                 lambda T: T.full([1] * 70, 2.5), lambda T: T.tensor(eval('[' * 66 + '1' + ']' * 66))):
+        t, m = make(torch), make(minitorch)
+        assert tuple(m.shape) == tuple(t.shape) and m.dtype.name == str(t.dtype)[6:]
+    # what the numpy backend cannot compute is a RuntimeError naming the limit, not numpy's ValueError
+    x = minitorch.zeros([1] * 65)
+    for op in (lambda: x + 1, lambda: x.tolist(), lambda: repr(x)):
+        with pytest.raises(RuntimeError, match='at most 64 dimensions'):
+            op()
+    assert x.reshape(-1).tolist() == [0.0] and x.squeeze(0).ndim == 64
