@@ -151,8 +151,11 @@ class Node:
         if s is None: return ()
         for k, (t, v) in enumerate(zip(s, self._saved_versions)):
             if t is not None and t._vbox[0] != v:
-                fn = self._saved_fns[k] if self._saved_fns else t.grad_fn
-                out = (f", which is output {t._output_nr} of {_short_name(fn)}," if fn is not None else "")
+                fn = self._saved_fns[k] if self._saved_fns else None
+                if fn is not self: fn = t.grad_fn   # a saved input is named by its history now, an output by this node
+                name = _short_name(fn)
+                if name == 'CopySlices': name = 'torch::autograd::CopySlices'   # PyTorch prints its C++ name
+                out = (f", which is output {t._output_nr} of {name}," if fn is not None else "")
                 raise RuntimeError(
                     "one of the variables needed for gradient computation has been modified by an inplace "
                     f"operation: [{_type_name(t)} [{', '.join(str(n) for n in t.shape)}]]{out} is at version "

@@ -191,3 +191,19 @@ class _Wrong(Function):
     def forward(ctx, x): return x * 2
     @staticmethod
     def backward(ctx, g): return g * 3
+
+
+def test_modified_saved_tensor_message_names_current_history():
+    "A saved input is named by its grad_fn at backward time (CopySlices after a write through a view), an output by its node."
+    def msg(L, case):
+        x = L.ones(3, requires_grad=True)
+        if case == 'view':
+            b = x * 1; y = b.sin(); b[0].mul_(2)
+        elif case == 'input':
+            b = x * 1; y = b.sin(); b.add_(1)
+        else:
+            y = x.exp(); y.add_(1)
+        with pytest.raises(RuntimeError) as e: y.sum().backward()
+        return str(e.value)
+    for case in ('view', 'input', 'output'):
+        assert msg(mt, case) == msg(torch, case)

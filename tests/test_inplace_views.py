@@ -408,6 +408,9 @@ EDGE = {
     'eq_ int': lambda L: L.tensor([1, 2]).eq_(L.tensor([1, 3])),
     'le_ bool': lambda L: L.tensor([True, False]).le_(L.tensor([False, False])),
     'acosh_ int': lambda L: L.tensor([1, 2]).acosh_(),
+    'swapaxes_': lambda L: L.arange(6.).reshape(2, 3).swapaxes_(0, 1),
+    'swapdims_': lambda L: L.arange(6.).reshape(2, 3).swapdims_(1, 0),
+    'as_strided_': lambda L: L.arange(6.).as_strided_((2, 2), (1, 2), 1),
 }
 
 
