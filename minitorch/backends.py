@@ -150,6 +150,14 @@ def is_contiguous(a: TensorData) -> bool:
     "Row-major without gaps (fast path of `TensorData.is_contiguous`)."
     return a.strides == _contiguous_strides(a.shape) or a.is_contiguous()
 
+_HALF_NP = (np.dtype(np.float16), dt.bfloat16.numpy_dtype)
+
+def _via_float32(arr: np.ndarray, nd: np.dtype) -> np.ndarray:
+    "`arr` ready to cast to `nd`: PyTorch reaches float16/bfloat16 from wider types through float32 (two roundings)."
+    if nd in _HALF_NP and arr.dtype.kind in 'iuf' and arr.dtype.itemsize >= 4 and arr.dtype != np.float32:
+        with np.errstate(all='ignore'): return arr.astype(np.float32)
+    return arr
+
 def from_numpy(arr: np.ndarray, out_dtype: dtype) -> TensorData:
     "Wrap the numpy result `arr` as a fresh contiguous `TensorData` of `out_dtype` (copies only if needed)."
     nd = out_dtype.numpy_dtype
@@ -159,7 +167,7 @@ def from_numpy(arr: np.ndarray, out_dtype: dtype) -> TensorData:
     if type(arr) is not np.ndarray: arr = np.asarray(arr)
     if arr.dtype != nd:
         if arr.dtype.kind == 'c' and nd.kind != 'c': arr = arr != 0 if nd.kind == 'b' else arr.real
-        arr = arr.astype(nd)
+        arr = _via_float32(arr, nd).astype(nd)
     if not arr.flags.c_contiguous: arr = np.ascontiguousarray(arr)
     return make_data(arr.reshape(-1), arr.shape, arr)
 
@@ -310,7 +318,7 @@ class NumpyBackend(Backend):
         if x.dtype.kind == 'c' and np.dtype(nd).kind != 'c': x = x != 0 if nd == np.bool_ else x.real   # bool: z != 0
         with np.errstate(all='ignore'):
             if x.dtype != nd and x.dtype.itemsize == 2 and x.dtype.kind not in 'iu': x = x.astype(np.float32)
-            r = np.array(x, dtype=nd, order='C', copy=True)
+            r = np.array(_via_float32(x, nd), dtype=nd, order='C', copy=True)
         return make_data(r.reshape(-1), r.shape)
 
     def where(self, cond: TensorData, a: TensorData, b: TensorData, out_dtype: dtype) -> TensorData:

@@ -14,7 +14,7 @@ import numpy as np
 from . import dtypes as dt
 from .dtypes import dtype
 from .tensor_data import TensorData
-from .backends import get_backend, to_numpy as _to_numpy
+from .backends import get_backend, to_numpy as _to_numpy, _via_float32
 
 # %% auto #0
 __all__ = ['default_generator', 'PRINT_OPTS', 'device', 'Size', 'Tensor', 'patch_prop', 'patch', 'tensor', 'as_tensor',
@@ -447,7 +447,7 @@ def _np_to_data(arr: np.ndarray, dtype: dtype) -> TensorData:
     if arr.dtype.kind == 'c' and np.dtype(nd).kind != 'c': arr = arr != 0 if nd == np.bool_ else arr.real
     if arr.dtype != nd and str(arr.dtype) == 'bfloat16': arr = arr.astype(np.float32)
     with np.errstate(all='ignore'):
-        a = np.array(arr, dtype=nd, order='C', copy=True)
+        a = np.array(_via_float32(arr, np.dtype(nd)), dtype=nd, order='C', copy=True)
     return TensorData(a.reshape(-1), a.shape)
 
 def _values_array(flat: list, shape: tuple, kind: dtype, dtype: dtype) -> np.ndarray:

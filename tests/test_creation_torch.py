@@ -72,7 +72,7 @@ def check(fn, values=True, exact=True, msg=True):
 
 
 # ---------------------------------------------------------------- full: fill value kind x dtype
-FILLS = [True, False, 0, 1, -1, 127, 128, 255, 256, -255, -256, 2**31, -2**31 - 1, 65504, 65505, 2**63 - 1, 2**63,
+FILLS = [1 + 2**-11 + 2**-40, 2**25 + 2**17 + 1, True, False, 0, 1, -1, 127, 128, 255, 256, -255, -256, 2**31, -2**31 - 1, 65504, 65505, 2**63 - 1, 2**63,
          2**64 - 1, 2**64, -2**63, -2**63 - 1, 0.0, -0.0, 2.5, -2.7, 255.5, -0.5, 65520.0, 3.5e38, 1e40, 1e300,
          2.0**63, INF, -INF, NAN, 1 + 2j, 1 + 0j, 2j, 1e40j, complex(1, NAN), complex(INF, 0),
          np.float32(2.5), np.int32(7), np.bool_(True), np.float16(3), np.complex64(1j), np.int64(300)]
@@ -145,7 +145,8 @@ def test_like_arguments(case):
 # ---------------------------------------------------------------- tensor(): values x dtypes, inference
 VALUES = [True, 0, -1, 127, 128, 255, 256, -255, -256, 40000, 2**31, 2**40, 2**63 - 1, -2**63, 2**63, 2**64,
           2**100, 2.5, -2.7, 255.9, 300.0, -0.5, 70000.0, 1e40, 1e300, 2.0**63, INF, NAN, 1 + 2j, 1 + 0j, 1e40 + 1j,
-          np.int64(300), np.float64(300.0), np.float16(1.5), np.int8(-3), np.bool_(True)]
+          np.int64(300), np.float64(300.0), np.float16(1.5), np.int8(-3), np.bool_(True),
+          1 + 2**-11 + 2**-40, 1 + 2**-8 + 2**-40, 2**25 + 2**17 + 1]   # 16-bit floats are reached through float32
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
@@ -438,3 +439,14 @@ def test_repr_every_dtype(data, dtype):
     got = outcome(minitorch, lambda T: one_line(repr(T.tensor(data, dtype=getattr(T, dtype)))))
     assert got[0] == want[0] and got[1:] == (want[1].replace("torch.", "minitorch."),) if want[0] == "ok" else \
         got == want
+
+
+@pytest.mark.parametrize("src", ["float64", "int64", "int32", "complex128"])
+@pytest.mark.parametrize("dst", ["float16", "bfloat16"])
+def test_conversions_to_16_bit_round_through_float32(src, dst):
+    # PyTorch converts wider types to float16/bfloat16 through float32: two roundings, as here
+    vals = [1 + 2**-11 + 2**-40, 1 + 2**-8 + 2**-40, 2**25 + 2**17 + 1, 65519.99, 1e-8, 3.0]
+    a = np.array(vals).astype(np.dtype(src)) if src != "int64" and src != "int32" else np.array(
+        [1, 3, 2**25 + 2**17 + 1, 65504, 4097, 2**24 + 1], dtype=src)
+    check(lambda T: T.tensor(a).to(getattr(T, dst)))
+    check(lambda T: T.tensor(a, dtype=getattr(T, dst)))
