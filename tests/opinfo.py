@@ -220,6 +220,7 @@ class OpInfo:
     mt_fn: Callable | None = None
     no_x: bool = False                     # creation ops: no primary input
     layouts: tuple = LAYOUTS
+    covers: tuple = ()                     # (namespace, name) pairs a custom entry stands for (coverage)
 
     def callables(self, variant: str):
         "(torch callable, minitorch callable) taking the resolved args."
@@ -490,6 +491,10 @@ op('lerp', 'ternary', lambda rng, m: Sample((X, T(m.shape, m.dtype, seed=seed_of
                                                                               seed=seed_of(rng)))), dtypes=INEXACT)
 op('where', 'ternary', lambda rng, m: Sample((T(bcast_shape(rng, m.shape), 'bool', seed=seed_of(rng)), X,
                                               second_operand(rng, m))), chain=True)
+OPS['where'].variants = ('fn',)           # the method puts self first: x.where(condition, y)
+op('Tensor.where', 'ternary', lambda rng, m: Sample((X, T(bcast_shape(rng, m.shape), 'bool', seed=seed_of(rng)),
+                                                     second_operand(rng, m))),
+   torch_fn=lambda x, c, y: x.where(c, y), mt_fn=lambda x, c, y: x.where(c, y), covers=(('Tensor', 'where'),))
 for _n in ('addcmul', 'addcdiv'):
     op(_n, 'ternary', lambda rng, m: Sample((X, T(m.shape, m.dtype, seed=seed_of(rng)),
                                              T(bcast_shape(rng, m.shape), m.dtype, 'pos', seed=seed_of(rng))),
@@ -1324,7 +1329,7 @@ def compare_outputs(rt, rm, info: OpInfo, x_t=None, tol_mult: float = 1.0, strid
                                                           'diagflat', 'flip', 'fliplr', 'flipud', 'roll', 'rot90',
                                                           'tile', 'repeat', 'repeat_interleave', 'tril', 'triu',
                                                           'reshape', 'flatten', 'ravel', 'reshape_as') \
-                    and t.numel() > 1 and tuple(t.stride()) != tuple(m.stride()):
+                    and t.numel() > 1 and _strides(t) != _strides(m):
                 return 'stride', f"{what}: strides {tuple(m.stride())}, want {tuple(t.stride())}"
         elif isinstance(t, torch.dtype):
             if not (isinstance(m, mt.dtype) and m.name == str(t).replace('torch.', '')):
@@ -1352,6 +1357,33 @@ def _bit_equal(t, m) -> bool:
     except Exception:                                                # noqa: BLE001
         return False
     return bool(np.array_equal(a, b, equal_nan=a.dtype.kind in 'fc'))
+
+
+def _shares_t(a: torch.Tensor, b: torch.Tensor) -> bool:
+    return a.numel() > 0 and b.numel() > 0 and a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()
+
+
+def _shares_m(a, b) -> bool:
+    sa, sb = getattr(a._data, 'storage', None), getattr(b._data, 'storage', None)
+    if not isinstance(sa, np.ndarray) or not isinstance(sb, np.ndarray): return False
+    return a.numel() > 0 and b.numel() > 0 and np.may_share_memory(sa, sb)
+
+
+def _alias_check(rt, rm, x_t, x_m):
+    "('alias', detail) when an output shares memory with the input in one library only."
+    if not (_is_t(x_t) and _is_m(x_m)): return None
+    for i, (t, m) in enumerate(zip(flat_outputs(rt), flat_outputs(rm))):
+        if _is_t(t) and _is_m(m):
+            ts, ms = _shares_t(t, x_t), _shares_m(m, x_m)
+            if ts != ms:
+                return 'alias', (f"output {i} {'shares' if ms else 'does not share'} memory with the input; "
+                                 f"torch's {'does' if ts else 'does not'}")
+    return None
+
+
+def _strides(x) -> tuple:
+    "The strides of the dims longer than 1 (a size-1 dim's stride is never used)."
+    return tuple(st for sz, st in zip(x.shape, x.stride()) if sz > 1)
 
 
 def _has_ties(t: torch.Tensor) -> bool:
@@ -1421,7 +1453,7 @@ def _run(prog: Program, report, check_grad: bool):
         except Exception as e:                                       # noqa: BLE001
             report('crash', f"building the {prog.layout} input failed: {_short(e)}", op_name=f"<layout {prog.layout}>")
             return
-        if tuple(xt.shape) != tuple(xm.shape) or (xt.numel() > 1 and tuple(xt.stride()) != tuple(xm.stride())):
+        if tuple(xt.shape) != tuple(xm.shape) or (xt.numel() > 1 and _strides(xt) != _strides(xm)):
             report('stride', f"{prog.layout} input: shape/strides {tuple(xm.shape)}/{xm.stride()}, "
                              f"want {tuple(xt.shape)}/{xt.stride()}", op_name=f"<layout {prog.layout}>")
             return
@@ -1464,14 +1496,16 @@ def _run(prog: Program, report, check_grad: bool):
                 report('minitorch-did-not-raise', f"torch {_short(et)}", i)
             return
         x_m = env.get('X_m')
-        same_in = x_t is None or not _is_m(x_m) or tuple(x_t.stride()) == tuple(x_m.stride())
+        same_in = x_t is None or not _is_m(x_m) or _strides(x_t) == _strides(x_m)
         d = compare_outputs(rt, rm, info, x_t, strides=same_in)     # a view's strides follow its input's
         if d is None and (info.mutates or st.variant == 'inplace') and not info.no_x:
-            d = compare_outputs(env['X_t'], env['X_m'], info)          # the written-to input
+            d = compare_outputs(env['X_t'], env['X_m'], info, strides=same_in)   # the written-to input
             if d is None and 'base' in env:
-                d = compare_outputs(env['base'][0], env['base'][1], info)
+                d = compare_outputs(env['base'][0], env['base'][1], info, strides=same_in)
                 if d: d = (d[0], 'base after the in-place write: ' + d[1])
             elif d: d = (d[0], 'input after the in-place write: ' + d[1])
+        if d is None and x_t is not None and prog.device == 'cpu' and not info.mutates and st.variant != 'inplace':
+            d = _alias_check(rt, rm, x_t, x_m)
         if d is not None and d[0] == 'value' and i > 0 and not _bit_equal(x_t, x_m):
             # the step's inputs already differed within tolerance: run minitorch again on torch's exact input,
             # and report only if the op itself still disagrees (else it was rounding amplified by this op)
@@ -1591,6 +1625,7 @@ def coverage() -> dict:
         if 'custom' in info.variants and name.startswith('__'): covered['Tensor'].add(name)
         if 'custom' in info.variants and hasattr(mt, name): covered['minitorch'].add(name)
         if info.mutates and _has_method(name): covered['Tensor'].add(name)
+        for ns, n in info.covers: covered[ns].add(n)
     res = {}
     for ns, names in pub.items():
         have = [n for n in names if n in covered[ns]]

@@ -19,11 +19,11 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import opinfo  # noqa: E402
 
-KINDS = ('value', 'dtype', 'shape', 'stride', 'grad', 'error-class', 'minitorch-raised', 'minitorch-did-not-raise',
+KINDS = ('value', 'dtype', 'shape', 'stride', 'alias', 'grad', 'error-class', 'minitorch-raised', 'minitorch-did-not-raise',
          'crash', 'hang')
 
 MODULES = {  # which part of minitorch an op's mismatch most likely points at
-    'unary': 'pointwise', 'binary': 'pointwise', 'ternary': 'pointwise', 'convert': 'pointwise',
+    'unary': 'pointwise ops', 'binary': 'pointwise ops', 'ternary': 'pointwise ops', 'convert': 'pointwise ops',
     'reduction': 'reductions', 'scan': 'reductions', 'matmul': 'reductions', 'sort': 'reductions',
     'view': 'views/autograd', 'join': 'views/autograd', 'indexing': 'views/autograd', 'inplace': 'views/autograd',
     'query': 'views/autograd', 'creation': 'creation',
