@@ -11,7 +11,7 @@ import numpy as np
 from . import dtypes as dt
 from .tensors import Tensor, tensor, zeros, zeros_like, patch
 from .ops import (where, exp, log, log1p, sqrt, sin, abs, trunc, isnan, isinf, isposinf, isneginf, signbit,
-                  maximum, minimum, clamp, pow, cos, isfinite, check_kernel, need_tensors, opmath, torch_name, binary_forward,
+                  maximum, minimum, clamp, pow, cos, isfinite, check_kernel, need_tensors, need_input_tensor, opmath, torch_name, binary_forward,
                   _result_type, _cj)
 from .autograd import Function
 from .reductions import sum, mm, mv, bmm, outer, return_types, matmul, _rtype
@@ -92,14 +92,15 @@ def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alph
     return _axpby(input, bmm(batch1, batch2).sum(0), beta, alpha)
 
 _addcmul = _pointwise('AddcmulBackward0',
-    lambda x, a, b, v, d: opmath(lambda x, a, b: x + (a * v) * b, x, a, b, out_dtype=d),
+    lambda x, a, b, v, d: opmath(lambda x, a, b: x + (a * v) * b, x.to(d), a.to(d), b.to(d), out_dtype=d),
     lambda ctx, g, x, a, b, v, d, out: (g, g * _cj(b * v), g * _cj(a * v), None, None))
 _addcdiv = _pointwise('AddcdivBackward0',
-    lambda x, a, b, v, d: opmath(lambda x, a, b: x + (a * v) / b, x, a, b, out_dtype=d),
+    lambda x, a, b, v, d: opmath(lambda x, a, b: x + (a * v) / b, x.to(d), a.to(d), b.to(d), out_dtype=d),
     lambda ctx, g, x, a, b, v, d, out: (g, g * _cj(v / b), -g * _cj(v * a / (b * b)), None, None))
 
 def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
     "`input + value * tensor1 * tensor2`, in float32 for half tensors (PyTorch's order: `(value * t1) * t2`)."
+    need_tensors('addcmul', input, tensor1, tensor2, names=('input', 'tensor1', 'tensor2'))
     d = dt.result_type(input, tensor1, tensor2)
     check_kernel('addcmul', d)
     if not (d.is_floating_point or d.is_complex): value = int(value)
@@ -107,6 +108,7 @@ def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) 
 
 def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
     "`input + value * tensor1 / tensor2` (integer tensors are refused, as in PyTorch)."
+    need_tensors('addcdiv', input, tensor1, tensor2, names=('input', 'tensor1', 'tensor2'))
     if not tensor1.dtype.is_floating_point and not tensor1.dtype.is_complex and \
        not tensor2.dtype.is_floating_point and not tensor2.dtype.is_complex:
         raise RuntimeError("Integer division with addcdiv is no longer supported, and in a future release "
@@ -127,7 +129,7 @@ def _need_float(name: str, *ts: Any) -> None:
 def _need_float2(name: str, a: Any, b: Any) -> None:
     "Binary kernels with no integer version: both arguments must be tensors, at least one floating point."
     need_tensors(name, a, b)
-    check_kernel(name, dt.promote_types(a.dtype, b.dtype))
+    check_kernel(name, _result_type(a, b))
 
 def _same_dtype(name: str, *ts: Tensor) -> None:
     for t in ts[1:]:
@@ -139,6 +141,8 @@ def _float(x: Tensor) -> Tensor:
     return x if (x.dtype.is_floating_point or x.dtype.is_complex) else x.to(dt.get_default_dtype())
 
 _C10_NAMES = {'float32': 'float', 'float64': 'double', 'float16': 'c10::Half', 'bfloat16': 'c10::BFloat16',
+              'bool': 'bool', 'uint8': 'unsigned char', 'int8': 'signed char', 'int16': 'short int', 'int32': 'int',
+              'int64': 'long int',
               'complex64': 'c10::complex<float>', 'complex128': 'c10::complex<double>', 'complex32': 'c10::complex<c10::Half>'}
 
 def _lerp_fwd(x: Tensor, e: Tensor, w: Any) -> Tensor:
@@ -163,14 +167,14 @@ _lerp = _pointwise('LerpBackward0', _lerp_fwd, lambda ctx, g, x, e, w, out: (
 
 def lerp(input: Tensor, end: Tensor, weight: Any) -> Tensor:
     "`input + weight * (end - input)` (floating point only), computed as PyTorch does."
-    if not isinstance(end, Tensor):
-        raise TypeError(f"lerp() received an invalid combination of arguments - got (Tensor, {type(end).__name__}, "
-                        f"{type(weight).__name__}), but expected (Tensor input, Tensor end, Tensor/Number weight)")
-    _need_float('lerp_kernel_scalar' if not isinstance(weight, Tensor) else 'lerp_kernel_tensor', input, end)
+    if not isinstance(input, Tensor) or not isinstance(end, Tensor):
+        got = ', '.join('Tensor' if isinstance(v, Tensor) else type(v).__name__ for v in (input, end, weight))
+        raise TypeError(f"lerp() received an invalid combination of arguments - got ({got}), but expected one of:")
     for n, t in (('end', end), ('weight', weight)):
         if isinstance(t, Tensor) and t.dtype != input.dtype:
             raise RuntimeError(f"expected dtype {_C10_NAMES.get(input.dtype.name, input.dtype.name)} for `{n}` but got "
                                f"dtype {_C10_NAMES.get(t.dtype.name, t.dtype.name)}")
+    _need_float('lerp_kernel_scalar' if not isinstance(weight, Tensor) else 'lerp_kernel_tensor', input, end)
     return _lerp(input, end, weight)
 
 def _lae_fwd(a: Tensor, b: Tensor, two: bool) -> Tensor:
@@ -197,12 +201,14 @@ _logaddexp2 = _pointwise('Logaddexp2Backward0', lambda a, b: _lae_fwd(a, b, True
 def logaddexp(input: Tensor, other: Tensor) -> Tensor:
     "`log(exp(input) + exp(other))`, computed stably (floating point and complex)."
     _need_float2('logaddexp', input, other)
-    return _logaddexp(input, other)
+    d = _result_type(input, other)
+    return _logaddexp(input.to(d), other.to(d))
 
 def logaddexp2(input: Tensor, other: Tensor) -> Tensor:
     "`log2(2**input + 2**other)`, computed stably (floating point only)."
     _need_float2('logaddexp2', input, other)
-    return _logaddexp2(input, other)
+    d = _result_type(input, other)
+    return _logaddexp2(input.to(d), other.to(d))
 
 _hypot = _pointwise('HypotBackward0', lambda a, b: binary_forward('hypot', a, b),
                     lambda ctx, g, a, b, out: (g * a / out, g * b / out))
@@ -290,7 +296,7 @@ def rad2deg(input: Tensor) -> Tensor:
 def heaviside(input: Tensor, values: Tensor) -> Tensor:
     "Step function: 0 below 0, `values` at 0, 1 above."
     need_tensors('heaviside', input, values, names=('input', 'values'))
-    check_kernel('heaviside', input.dtype)
+    check_kernel('heaviside', dt.promote_types(input.dtype, values.dtype))
     if input.dtype != values.dtype:
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes")
     x = input.detach()
@@ -316,6 +322,7 @@ _copysign_s = _pointwise('CopysignBackward1', lambda a, b, d: binary_forward('co
 
 def copysign(input: Tensor, other: Any) -> Tensor:
     "`|input|` with the sign of `other` (the gradient of `other` is zero, as in PyTorch)."
+    need_input_tensor('copysign', input, other)
     d = _result_type(input, other)
     check_kernel('copysign', d)
     d = d if d.is_floating_point else dt.get_default_dtype()

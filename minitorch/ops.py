@@ -24,13 +24,13 @@ __all__ = ['multiply', 'subtract', 'divide', 'neg', 'abs', 'exp', 'exp2', 'log',
            'arcsin', 'arccos', 'arctan', 'arcsinh', 'arccosh', 'arctanh', 'fix', 'greater', 'greater_equal', 'less',
            'less_equal', 'not_equal', 'clip', 'arctan2', 'preserve_format', 'contiguous_format', 'channels_last',
            'channels_last_3d', 'binary_forward', 'unary_forward', 'torch_name', 'check_kernel', 'need_tensors',
-           'opmath', 'sum_to_shape', 'Add', 'Sub', 'Mul', 'Div', 'RoundedDiv', 'FloorDivide', 'Remainder', 'Fmod',
-           'Pow', 'Maximum', 'Minimum', 'add', 'sub', 'rsub', 'mul', 'div', 'floor_divide', 'remainder', 'fmod', 'pow',
-           'maximum', 'minimum', 'true_divide', 'Unary', 'round', 'sgn', 'positive', 'eq', 'ne', 'lt', 'le', 'gt', 'ge',
-           'logical_and', 'logical_or', 'logical_xor', 'logical_not', 'bitwise_and', 'bitwise_or', 'bitwise_xor',
-           'bitwise_not', 'isnan', 'isinf', 'isfinite', 'isposinf', 'isneginf', 'signbit', 'isclose', 'allclose',
-           'equal', 'Where', 'where', 'Clamp', 'clamp', 'clamp_min', 'clamp_max', 'atan2', 'ToCopy', 'memory_format',
-           'Clone', 'clone', 'Conj', 'conj', 'real', 'imag']
+           'need_input_tensor', 'opmath', 'sum_to_shape', 'Add', 'Sub', 'Mul', 'Div', 'RoundedDiv', 'FloorDivide',
+           'Remainder', 'Fmod', 'Pow', 'Maximum', 'Minimum', 'add', 'sub', 'rsub', 'mul', 'div', 'floor_divide',
+           'remainder', 'fmod', 'pow', 'maximum', 'minimum', 'true_divide', 'Unary', 'round', 'sgn', 'positive', 'eq',
+           'ne', 'lt', 'le', 'gt', 'ge', 'logical_and', 'logical_or', 'logical_xor', 'logical_not', 'bitwise_and',
+           'bitwise_or', 'bitwise_xor', 'bitwise_not', 'isnan', 'isinf', 'isfinite', 'isposinf', 'isneginf', 'signbit',
+           'isclose', 'allclose', 'equal', 'Where', 'where', 'Clamp', 'clamp', 'clamp_min', 'clamp_max', 'atan2',
+           'ToCopy', 'memory_format', 'Clone', 'clone', 'Conj', 'conj', 'real', 'imag']
 
 # %% ../nbs/08_ops.ipynb #4a83b360
 _Number = (builtins.int, builtins.float, builtins.bool, builtins.complex)
@@ -164,7 +164,7 @@ for _o in ('isposinf', 'isneginf'): _refuse(_o, 'c', msg=f"{_o} does not support
 _refuse('signbit', 'c', msg="signbit is not implemented for complex tensors.")
 _refuse('bitwise_not bitwise_and bitwise_or bitwise_xor', 'fc')
 _refuse('floor_divide', 'bc', 'div_floor_cpu'); _refuse('trunc_divide', 'bc', 'div_trunc_cpu')
-_refuse('remainder fmod', 'bc'); _refuse('pow', 'b', 'pow')
+_refuse('remainder fmod', 'bc'); _refuse('pow_tensor', 'b', 'pow')   # bool ** True is fine, bool ** bool tensor is not
 for _o in ('maximum', 'minimum', 'fmax', 'fmin'): _refuse(_o, 'c', msg=f"{_o} not implemented for complex tensors.", exc=RuntimeError)
 _refuse('atan2 lt le gt ge xlogy copysign logit', 'c')
 _refuse('frac', 'bic'); _refuse('logaddexp', 'bi'); _refuse('logaddexp2 hypot', 'bic')
@@ -187,6 +187,12 @@ def need_tensors(name: str, *args: Any, names: tuple = ('input', 'other')) -> No
     for i, (a, n) in enumerate(zip(args, names)):
         if not isinstance(a, Tensor):
             raise TypeError(f"{name}(): argument '{n}' (position {i + 1}) must be Tensor, not {type(a).__name__}")
+
+def need_input_tensor(name: str, input: Any, other: Any) -> None:
+    "PyTorch's TypeError for ops that have no overload taking a Python number first (`torch.eq(1, t)`)."
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{name}() received an invalid combination of arguments - got ({type(input).__name__}, "
+                        f"{type(other).__name__}), but expected one of:")
 
 _LOW16 = ('float16', 'bfloat16')
 
@@ -334,6 +340,7 @@ class Pow(Function):
     _node_name = 'PowBackward0'
     @staticmethod
     def forward(ctx, a, b):
+        if isinstance(b, Tensor): check_kernel('pow_tensor', _result_type(a, b))
         out = _int_pow(a, b)
         if out is None: out = _pow_special(a, b)
         if out is None: out = binary_forward('pow', a, b)
@@ -402,9 +409,7 @@ class Maximum(Function):
     op = 'maximum'
     @classmethod
     def forward(cls, ctx, a, b):
-        if isinstance(a, Tensor) and isinstance(b, Tensor) and a.dtype is not b.dtype:
-            d = dt.promote_types(a.dtype, b.dtype)
-        else: d = None
+        d = None
         ctx.save_for_backward(a, b)
         return binary_forward(cls.op, a, b, d)
     @classmethod
@@ -462,6 +467,7 @@ def sub(input: Any, other: Any, *, alpha: Any = 1, out: Any = None) -> Tensor:
 
 def rsub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     "other - alpha * input."
+    need_input_tensor('rsub', input, other)
     return sub(other, input, alpha=alpha)
 
 def mul(input: Any, other: Any, *, out: Any = None) -> Tensor:
@@ -486,6 +492,7 @@ def remainder(input: Any, other: Any, *, out: Any = None) -> Tensor:
 
 def fmod(input: Any, other: Any, *, out: Any = None) -> Tensor:
     "C-style remainder with the sign of `input`."
+    need_input_tensor('fmod', input, other)
     return Fmod.apply(input, _scalar_arg(other))
 
 def pow(input: Any, exponent: Any, *, out: Any = None) -> Tensor:
@@ -620,7 +627,8 @@ def positive(input: Tensor) -> Tensor:
 # %% ../nbs/08_ops.ipynb #85d0176b
 def _cmp(op: str, a: Any, b: Any) -> Tensor:
     "A comparison `op` of `a` and `b` (promoted to a common dtype first); a bool tensor."
-    _check_operand(a); _check_operand(b)
+    need_input_tensor(op, a, b)
+    _check_operand(b)
     return binary_forward(op, a, _scalar_arg(b), out_dtype=dt.bool)
 
 def eq(input: Any, other: Any, *, out: Any = None) -> Tensor:

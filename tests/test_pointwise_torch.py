@@ -18,7 +18,7 @@ warnings.filterwarnings('ignore', message='.*ComplexHalf.*')
 DTYPES = ['bool', 'uint8', 'int8', 'int32', 'int64', 'float16', 'bfloat16', 'float32', 'float64', 'complex64',
           'complex128']
 LAYOUTS = ['contiguous', 'transposed', 'strided', 'offset', 'expanded', '0-d', 'empty']
-GRAD_DTYPES = ('float32', 'float64', 'complex64', 'complex128')
+GRAD_DTYPES = ('float16', 'bfloat16', 'float32', 'float64', 'complex64', 'complex128')
 
 
 def _values(dtype: str, seed: int) -> torch.Tensor:
@@ -156,10 +156,11 @@ def compare(f, *inputs, grad=True, what=''):
             if m.grad.dtype.name != gd: bad.append(f"{what}: grad {k} dtype {m.grad.dtype.name} vs {gd}"); continue
             rd = {'complex64': 'float32', 'complex128': 'float64'}.get(gd, gd)
             # a derivative like 1 - tanh(x)^2 turns one ulp of difference in tanh into several: 16 ulps here
+            # (2 for half gradients, whose float32 intermediates are rounded once)
             # (and relative to the largest finite gradient, where a derivative cancels to about 0)
             tn = _np(tg, gd)
             fin = np.abs(tn[np.isfinite(tn)])
-            ok = _ulp_close(_np(m.grad, gd), tn, rd, ulps=16, scale=float(fin.max()) if fin.size else 0.0)
+            ok = _ulp_close(_np(m.grad, gd), tn, rd, ulps=16 if rd in ('float32', 'float64') else 2, scale=float(fin.max()) if fin.size else 0.0)
             if not np.all(ok):
                 i = tuple(np.argwhere(~np.asarray(ok))[0])
                 bad.append(f"{what}: grad {k} at {i}: {_np(m.grad, gd)[i]!r} vs torch {_np(tg, gd)[i]!r} "
@@ -524,3 +525,42 @@ def test_clone_channels_last_and_independent_storage():
     z = y.reshape(2, 3).t().clone()
     (z * mt.arange(6.0).reshape(3, 2)).sum().backward()
     assert y.grad.tolist() == [0.0, 2.0, 4.0, 1.0, 3.0, 5.0]
+
+
+# ------------------------------------------------------------------ mixed dtypes: promotion and the errors that go with it
+SECOND = ['float32', 'int64', 'bfloat16', 'complex64', '0-d float64', '0-d int32', 'python float', 'python int',
+          'python bool', 'python complex']
+
+
+def _second(kind: str, seed: int = 3):
+    if kind.startswith('python'):
+        v = {'python float': 2.5, 'python int': 3, 'python bool': True, 'python complex': 1 - 2j}[kind]
+        return (v, v), (v, v)
+    if kind.startswith('0-d'):
+        (tb, mb), _ = make(kind.split()[1], 'contiguous', seed)
+        return (tb, mb), (tb[2, 3], mb[2, 3])
+    return make(kind, 'contiguous', seed)
+
+
+MIXED = [n for n in BINARY if n not in ('where', 'equal', 'allclose', 'lerp_t', 'clamp_t')]
+# pairs left out, each a known mismatch of another module listed in XFAIL above: complex inf/NaN arithmetic,
+# PyTorch's less exact complex pow, and huge % tiny
+_CPLX = ('complex64', 'python complex')
+KNOWN_MIXED = {(op, k): _CINF for op in ('add', 'sub', 'rsub', 'pow', 'float_power', 'logaddexp', 'div', 'true_divide',
+                                        'mul', 'addcmul', 'addcdiv', 'lerp', 'xlogy', 'div_trunc', 'div_floor')
+               for k in _CPLX}
+KNOWN_MIXED.update({(op, k): XFAIL[('fmod', 'float64')] for op in ('remainder', 'fmod')
+                    for k in ('0-d float64', 'float32', 'int64', '0-d int32')})
+
+
+@pytest.mark.parametrize('op', MIXED)
+@pytest.mark.parametrize('dtype', ['bool', 'uint8', 'int32', 'float16', 'float32', 'float64', 'complex128'])
+def test_binary_mixed_dtypes(op, dtype):
+    "The op on a tensor of `dtype` and a second operand of each other kind: result dtype, values and errors as torch."
+    bad = []
+    for kind in SECOND:
+        if (op, kind) in KNOWN_MIXED or (dtype == 'complex128' and (op, 'complex64') in KNOWN_MIXED): continue
+        a = make(dtype, 'contiguous', 0)
+        bad += compare(BINARY[op], a, _second(kind), grad=False, what=f"{dtype} with {kind}")
+        bad += compare(BINARY[op], _second(kind), a, grad=False, what=f"{kind} with {dtype}")
+    assert not bad, f"{op}: " + "\n".join(bad[:6])
