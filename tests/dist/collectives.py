@@ -154,6 +154,16 @@ else:
     assert g is dist.GroupMember.NON_GROUP_MEMBER
 checks += 3
 
+# cuda tensors travel through host memory (the GPU, or the simulator without one)
+if mt.cuda.is_available():
+    c = mt.tensor(data(R, mt.float32), device="cuda")
+    dist.all_reduce(c)
+    assert c.device.type == "cuda"
+    same(c, sum(data(r, mt.float32) for r in range(W)))
+    c = mt.tensor(data(R, mt.int64), device="cuda")
+    dist.broadcast(c, src=0)
+    same(c, data(0, mt.int64))
+
 # the ranks disagree on a shape: every rank gets the same clear error (no hang)
 try:
     dist.all_reduce(mt.ones(3 + R))
