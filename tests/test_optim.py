@@ -208,6 +208,18 @@ SCHEDULERS = {
     "OneCycleLR": lambda m, o: m.OneCycleLR(o, max_lr=[1.0, 2.0], total_steps=30),
     "OneCycleLR-3phase-linear": lambda m, o: m.OneCycleLR(o, 1.0, epochs=3, steps_per_epoch=10, three_phase=True,
                                                           anneal_strategy="linear"),
+    "MultiplicativeLR": lambda m, o: m.MultiplicativeLR(o, lambda e: 0.9 if e % 2 else 1.05),
+    "ConstantLR": lambda m, o: m.ConstantLR(o, factor=0.25, total_iters=7),
+    "LinearLR-warmup": lambda m, o: m.LinearLR(o, start_factor=0.01, total_iters=10),
+    "LinearLR-decay": lambda m, o: m.LinearLR(o, start_factor=1.0, end_factor=0.1, total_iters=12),
+    "PolynomialLR": lambda m, o: m.PolynomialLR(o, total_iters=20, power=0.5),
+    "CosineAnnealingWarmRestarts": lambda m, o: m.CosineAnnealingWarmRestarts(o, T_0=4, T_mult=2, eta_min=1e-3),
+    "CosineAnnealingWarmRestarts-1": lambda m, o: m.CosineAnnealingWarmRestarts(o, T_0=5),
+    "SequentialLR-warmup-cosine": lambda m, o: m.SequentialLR(
+        o, [m.LinearLR(o, start_factor=0.1, total_iters=5), m.CosineAnnealingLR(o, T_max=20)], milestones=[5]),
+    "SequentialLR-3": lambda m, o: m.SequentialLR(
+        o, [m.ConstantLR(o, 0.5, total_iters=3), m.ExponentialLR(o, 0.8), m.MultiStepLR(o, [3, 6])], [4, 12]),
+    "ChainedScheduler": lambda m, o: m.ChainedScheduler([m.LinearLR(o, 0.2, total_iters=6), m.StepLR(o, 4, 0.5)]),
 }
 
 
@@ -431,3 +443,78 @@ def test_lbfgs_errors_and_state_dict():
     assert sd["param_groups"] == torch.optim.LBFGS([torch.zeros(2, requires_grad=True)]).state_dict()["param_groups"]
     assert {"d", "t", "old_dirs", "old_stps", "ro", "H_diag", "prev_flat_grad", "prev_loss", "n_iter",
             "func_evals"} <= set(sd["state"][0])
+
+
+@pytest.mark.parametrize("kw", [dict(), dict(mode="max", factor=0.5, patience=2, cooldown=1),
+                                dict(threshold=0.05, threshold_mode="abs", patience=1, min_lr=[0.02, 0.3]),
+                                dict(patience=0, eps=0.2)], ids=str)
+def test_reduce_lr_on_plateau_equals_torch(kw):
+    metrics = [1.0, 0.9, 0.95, 0.95, 0.97, 0.5, 0.6, 0.6, 0.6, 0.6, 0.7, 0.2, 0.2, 0.21, 0.2, 0.2, 0.3, 0.3, 0.3, 0.3] * 2
+
+    def run(lib):
+        ps = [lib.tensor([1.0], requires_grad=True), lib.tensor([2.0], requires_grad=True)]
+        o = lib.optim.SGD([{"params": [ps[0]]}, {"params": [ps[1]], "lr": 0.5}], lr=0.1)
+        s = lib.optim.lr_scheduler.ReduceLROnPlateau(o, **kw)
+        out = []
+        for m in metrics:
+            s.step(lib.tensor(m))                        # a 0-d float32 tensor, as a loss is
+            out.append((s.get_last_lr(), s.num_bad_epochs, s.cooldown_counter, s.best))
+        return out
+    assert run(minitorch) == run(torch)
+
+
+@pytest.mark.parametrize("make", [
+    lambda m, o: m.ReduceLROnPlateau(o, factor=1.0), lambda m, o: m.ReduceLROnPlateau(o, mode="avg"),
+    lambda m, o: m.ReduceLROnPlateau(o, threshold_mode="x"), lambda m, o: m.ReduceLROnPlateau(o, min_lr=[0.1, 0.2]),
+    lambda m, o: m.ConstantLR(o, factor=2), lambda m, o: m.LinearLR(o, start_factor=0),
+    lambda m, o: m.LinearLR(o, end_factor=1.5), lambda m, o: m.CosineAnnealingWarmRestarts(o, T_0=0),
+    lambda m, o: m.CosineAnnealingWarmRestarts(o, T_0=2, T_mult=0), lambda m, o: m.SequentialLR(o, [], []),
+    lambda m, o: m.SequentialLR(o, [m.StepLR(o, 2)], [3]), lambda m, o: m.MultiplicativeLR(o, 0.5)])
+def test_more_scheduler_errors_match_torch(make):
+    try:
+        make(torch.optim.lr_scheduler, torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1))
+    except Exception as e:  # noqa: BLE001
+        cls, msg = type(e), str(e)
+    with pytest.raises(cls) as info:
+        make(lr_scheduler, optim.SGD([minitorch.zeros(1, requires_grad=True)], lr=0.1))
+    assert str(info.value) == msg
+
+
+def test_warm_restarts_fractional_epochs_and_state_dict():
+    def run(lib):
+        o = lib.optim.SGD([lib.zeros(1, requires_grad=True)], lr=0.1)
+        s = lib.optim.lr_scheduler.CosineAnnealingWarmRestarts(o, T_0=3, T_mult=2)
+        out = []
+        for e in [0.5, 1.0, 2.75, 3.1, 8.9, 9.0, 20.0]:
+            s.step(e)
+            out.append(s.get_last_lr())
+        return out
+    np.testing.assert_allclose(run(minitorch), run(torch), rtol=1e-12)
+    o = optim.SGD([minitorch.zeros(1, requires_grad=True)], lr=0.1)
+    s = SCHEDULERS["SequentialLR-warmup-cosine"](lr_scheduler, o)
+    for _ in range(7): o.step(); s.step()
+    o2 = optim.SGD([minitorch.zeros(1, requires_grad=True)], lr=0.1)
+    s2 = SCHEDULERS["SequentialLR-warmup-cosine"](lr_scheduler, o2)
+    s2.load_state_dict(s.state_dict()); o2.load_state_dict(o.state_dict())
+    for _ in range(5):
+        o.step(); s.step(); o2.step(); s2.step()
+        assert s.get_last_lr() == s2.get_last_lr()
+
+
+def test_load_torch_optimizer_state_dict():
+    "A torch optimizer's state dict, tensors converted, continues the same trajectory in minitorch."
+    full, _ = trajectory(torch, torch.optim.NAdam, dict(lr=0.1, weight_decay=0.1), steps=8)
+    _, topt = trajectory(torch, torch.optim.NAdam, dict(lr=0.1, weight_decay=0.1), steps=4)
+    sd = topt.state_dict()
+    conv = {"state": {k: {n: minitorch.tensor(v.numpy()) for n, v in st.items()} for k, st in sd["state"].items()},
+            "param_groups": sd["param_groups"]}
+    x = minitorch.tensor(topt.param_groups[0]["params"][0].detach().numpy(), requires_grad=True)
+    y = minitorch.tensor(topt.param_groups[0]["params"][1].detach().numpy(), requires_grad=True)
+    opt = optim.NAdam([x, y])
+    opt.load_state_dict(conv)
+    for _ in range(4):
+        opt.zero_grad()
+        ((x * x).sum() * 0.5 + (y * y * y * y).sum() * 0.25 + (x * 3.0).sum()).backward()
+        opt.step()
+    np.testing.assert_allclose(np.concatenate([x.detach().numpy().ravel(), y.detach().numpy().ravel()]), full[-1],
+                               rtol=1e-5, atol=1e-6)
