@@ -892,6 +892,27 @@ class _NormZero(Function):
     @staticmethod
     def backward(ctx, g): return None, None, None
 
+class _NormP(Function):
+    "$(\\sum |x|^p)^{1/p}$ for any other p, with PyTorch's backward: 0 where the norm is 0, and for p < 1 "\
+    "0 at the zero elements (a plain chain rule gives inf * 0 = NaN there)."
+    _node_name = 'LinalgVectorNormBackward0'
+    @staticmethod
+    def forward(ctx, x, p, dims, keepdim):
+        r = sum(x.abs() ** p, dims, keepdim) ** (1.0 / p)
+        ctx.save_for_backward(x, r)
+        ctx.p, ctx.dims, ctx.keepdim = p, dims, keepdim
+        return r
+    @staticmethod
+    def backward(ctx, g):
+        x, r = ctx.saved_tensors
+        p = ctx.p
+        r, g = _grad_back(r, x.shape, ctx.dims, ctx.keepdim), _grad_back(g, x.shape, ctx.dims, ctx.keepdim)
+        if p < 1:
+            scaled = x.sgn() * where(x == 0, 0.0, x.abs() ** (p - 1))
+            return scaled * g * r ** (1 - p), None, None, None
+        scaled = x.sgn() * x.abs() ** (p - 1) if p < 2 else x * x.abs() ** (p - 2)
+        return scaled * where(r == 0, 0.0, g / r ** (p - 1)), None, None, None
+
 def norm(input: Tensor, p: Any = 'fro', dim: Any = None, keepdim: bool = False, dtype: dtype | None = None) -> Tensor:
     "The p-norm over `dim` (all elements by default): 'fro'/2, 1, inf, -inf, 0 or any positive number."
     x = input.to(dtype) if dtype is not None else input
@@ -907,7 +928,7 @@ def norm(input: Tensor, p: Any = 'fro', dim: Any = None, keepdim: bool = False, 
         return (AMax if p > 0 else AMin).apply(a, dims, keepdim)
     if p == 0: return _NormZero.apply(a, dim, keepdim)
     if p == 1: return sum(a, dim, keepdim)
-    return sum(a ** p, dim, keepdim) ** (1.0 / p)
+    return _NormP.apply(x, p, _dims(dim, x.ndim), keepdim)
 
 # %% ../nbs/08b_reductions.ipynb #f0afd2b0
 for _f in (norm, sum, mean, prod, var, std, max, min, amax, amin, aminmax, argmax, argmin, any, all, count_nonzero,

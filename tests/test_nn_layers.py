@@ -644,3 +644,21 @@ def test_linear_on_batched_input_folds_the_batch():
         seen.add(id(fn)); names.append(fn.name())
         stack += [f for f, _ in fn.next_functions]
     assert 'MmBackward0' in names and 'BmmBackward0' not in names
+
+
+@pytest.mark.parametrize('dtype', [torch.float32, torch.float64, torch.float16])
+@pytest.mark.parametrize('reduction', ['mean', 'sum', 'none'])
+def test_bce_gradient_at_0_and_1(dtype, reduction):
+    "BCE is one op in PyTorch: at x = 0 or 1 its gradient is finite, not the chain rule's NaN; also w.r.t. target."
+    x = torch.tensor([0.0, 1.0, 0.5, 0.0, 1.0], dtype=dtype)
+    y = torch.tensor([0.0, 1.0, 1.0, 1.0, 0.0], dtype=dtype)
+    w = torch.tensor([1.0, 2.0, 0.5, 1.0, 1.0], dtype=dtype)
+    for weight in (None, w):
+        tx, ty = x.clone().requires_grad_(True), y.clone().requires_grad_(True)
+        mx, my = _to_mt16(tx, True), _to_mt16(ty, True)
+        rt = tF.binary_cross_entropy(tx, ty, weight, reduction=reduction)
+        rm = F.binary_cross_entropy(mx, my, None if weight is None else _to_mt16(weight), reduction=reduction)
+        torch.testing.assert_close(_to_torch16(rm), rt.detach())
+        rt.sum().backward(); rm.sum().backward()
+        torch.testing.assert_close(_to_torch16(mx.grad), tx.grad, rtol=1e-3, atol=1e-3, equal_nan=True)
+        torch.testing.assert_close(_to_torch16(my.grad), ty.grad, rtol=1e-3, atol=1e-3, equal_nan=True)

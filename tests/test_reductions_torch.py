@@ -469,3 +469,15 @@ def test_complex_matmul_inf_nan_as_plain_products(seed):
 ], ids=lambda f: '')
 def test_size0_dims(call):
     _report(compare(call, (3, 0), 'float32', 'contiguous'))
+
+
+@pytest.mark.parametrize('p', [0.5, 1, 1.5, 2, 2.5, 3, math.inf, -math.inf])
+@pytest.mark.parametrize('values', [[0.0, 1.0, -4.0], [0.0, 0.0], [1 + 1j, 0j, 2 - 1j], [0j, 0j]])
+def test_norm_p_gradient_at_zero(p, values):
+    dtype = torch.complex128 if isinstance(values[0], complex) else torch.float64
+    tx = torch.tensor(values, dtype=dtype, requires_grad=True)
+    mx = to_mt(tx.detach(), True)
+    rt, rm = torch.norm(tx, p), mt.norm(mx, p)
+    torch.testing.assert_close(to_torch(rm), rt.detach())
+    rt.backward(); rm.backward()
+    torch.testing.assert_close(to_torch(mx.grad), tx.grad, equal_nan=True)

@@ -574,10 +574,34 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
         return _BinaryCrossEntropy.apply(input, target, reduction)     # CPU: one fused op (chapter 11b)
     if input.numel() and ((input < 0) | (input > 1)).any().item():
         raise RuntimeError("all elements of input should be between 0 and 1")
-    # PyTorch's formula, op for op (16-bit inputs round after each op there too): log1p(-x), not log(1 - x)
-    loss = (target - 1) * (-input).log1p().clamp(min=-100) - target * input.log().clamp(min=-100)
-    if weight is not None: loss = loss * weight
-    return _reduce(loss, reduction)
+    if reduction not in ('none', 'mean', 'sum'): raise ValueError(f"{reduction} is not a valid value for reduction")
+    return _BCE.apply(input, target, weight, reduction)
+
+class _BCE(Function):
+    "Binary cross entropy as one op, as in PyTorch: its gradient at x = 0 or 1 is finite (the clamp of log at "\
+    "-100 would make a chain-rule gradient inf * 0 = NaN there). Formulas op for op like PyTorch's."
+    _node_name = 'BinaryCrossEntropyBackward0'
+    @staticmethod
+    def forward(ctx, input, target, weight, reduction):
+        loss = (target - 1) * (-input).log1p().clamp(min=-100) - target * input.log().clamp(min=-100)
+        if weight is not None: loss = loss * weight
+        ctx.save_for_backward(input, target, weight)
+        ctx.reduction = reduction
+        return _reduce(loss, reduction)
+    @staticmethod
+    def backward(ctx, g):
+        input, target, weight = ctx.saved_tensors
+        n = input.numel()
+        gi = gt = None
+        if ctx.needs_input_grad[0]:
+            gi = g * (input - target) / ((1 - input) * input).clamp(min=1e-12)
+            if weight is not None: gi = gi * weight
+            if ctx.reduction == 'mean': gi = gi / n
+        if ctx.needs_input_grad[1]:
+            gt = -input.logit() * g                        # log((1-x)/x): no clamp here in PyTorch
+            if weight is not None: gt = gt * weight
+            if ctx.reduction == 'mean': gt = gt / n
+        return gi, gt, None, None
 
 def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None,
                                      size_average: bool | None = None, reduce: bool | None = None,
