@@ -238,7 +238,17 @@ def _fdiv(a: Any, b: Any) -> Any:
         return _INF if (a > 0) == (math.copysign(1.0, b) > 0) else -_INF
     return a / b
 @register_jitable
-def _exp(x: Any) -> Any: return _INF if x > 709.0 else math.exp(x)
+def _exp(x: Any) -> Any:
+    "e^x; near the float64 limit as (e^{x/2})^2, which overflows to inf quietly where `math.exp` would raise."
+    if x <= 709.0: return math.exp(x)
+    if x != x: return x
+    h = math.exp(min(x, 720.0) * 0.5)
+    return h * h
+@register_jitable
+def _half_exp(x: Any) -> Any:
+    "e^x / 2 for large x (cosh, sinh): finite up to x = 710.47, beyond `math.exp`'s reach."
+    h = math.exp(min(x, 720.0) * 0.5)
+    return (h * 0.5) * h
 @register_jitable
 def _log(x: Any) -> Any:
     if x > 0: return math.log(x)
@@ -270,24 +280,24 @@ def _trunc(x: Any) -> Any:
 @register_jitable
 def _sign(x: Any) -> Any:
     if x != x: return 0.0
-    return 1.0 if x > 0 else (-1.0 if x < 0 else x)
+    return 1.0 if x > 0 else (-1.0 if x < 0 else 0.0)   # sign(-0.0) is +0.0 in PyTorch
 
 FLOAT_MAP: dict[str, Callable] = {
     "id": lambda x: x, "neg": lambda x: -x, "abs": lambda x: abs(x), "square": lambda x: x * x,
-    "exp": _exp, "exp2": lambda x: _exp(x * 0.6931471805599453), "log": _log,
+    "exp": _exp, "exp2": lambda x: _pow(2.0, x), "log": _log,
     "log2": lambda x: _log(x) * 1.4426950408889634, "log10": lambda x: _log(x) * 0.4342944819032518,
     "sqrt": _sqrt, "rsqrt": lambda x: _fdiv(1.0, _sqrt(x)), "reciprocal": lambda x: _fdiv(1.0, x),
     "sin": lambda x: _NAN if _trig(x) else math.sin(x), "cos": lambda x: _NAN if _trig(x) else math.cos(x),
     "tan": lambda x: _NAN if _trig(x) else math.tan(x), "tanh": lambda x: math.tanh(x),
-    "sinh": lambda x: math.copysign(_INF, x) if abs(x) > 709.0 else math.sinh(x),
-    "cosh": lambda x: _INF if abs(x) > 709.0 else math.cosh(x),
+    "sinh": lambda x: math.copysign(_half_exp(abs(x)), x) if abs(x) > 709.0 else math.sinh(x),
+    "cosh": lambda x: _half_exp(abs(x)) if abs(x) > 709.0 else math.cosh(x),
     "asin": lambda x: math.asin(x) if abs(x) <= 1 else _NAN, "acos": lambda x: math.acos(x) if abs(x) <= 1 else _NAN,
     "atan": lambda x: math.atan(x), "asinh": lambda x: math.asinh(x),
     "acosh": lambda x: math.acosh(x) if x >= 1 else _NAN,
     "atanh": lambda x: math.atanh(x) if abs(x) < 1 else (math.copysign(_INF, x) if abs(x) == 1 else _NAN),
-    "sigmoid": _sigmoid, "relu": lambda x: x if (x > 0 or x != x) else 0.0,
+    "sigmoid": _sigmoid, "relu": lambda x: x if (x >= 0 or x != x) else 0.0,
     "log1p": lambda x: math.log1p(x) if x > -1 else (-_INF if x == -1 else _NAN),
-    "expm1": lambda x: _INF if x > 709.0 else math.expm1(x), "erf": lambda x: math.erf(x),
+    "expm1": lambda x: _exp(x) if x > 709.0 else math.expm1(x), "erf": lambda x: math.erf(x),
     "sign": _sign, "floor": _floor, "ceil": _ceil, "trunc": _trunc, "round": _round_half_even, "logical_not": lambda x: x == 0, "isnan": _isnan, "isinf": _isinf,
     "isfinite": lambda x: not (x != x or _isinf(x)), "signbit": lambda x: math.copysign(1.0, x) < 0,
 }
@@ -303,12 +313,27 @@ BOOL_MAP: dict[str, Callable] = {
     "bitwise_not": lambda x: not x, "isnan": lambda x: False, "isinf": lambda x: False,
     "isfinite": lambda x: True, "square": lambda x: x, "relu": lambda x: x,
 }
+@register_jitable
+def _cexp(z: Any) -> Any:
+    "e^z with C99's special values (Annex G), as PyTorch: e^(inf+i*nan) is inf+i*nan, e^(x+0i) keeps the 0."
+    x, y = z.real, z.imag
+    if y == 0: return complex(_exp(x), y)
+    if x != x: return complex(_NAN, _NAN)
+    if y != y or _isinf(y):
+        if x == _INF: return complex(x, _NAN)
+        if x == -_INF: return complex(0.0, 0.0)
+        return complex(_NAN, _NAN)
+    if x == -_INF: return complex(0.0 * math.cos(y), 0.0 * math.sin(y))
+    e = _exp(x)
+    return complex(e * math.cos(y), e * math.sin(y))
+
+# sin, cos, tanh, sqrt of complex numbers are long tables of special cases in C99 (and `cmath` raises on
+# some of them): they go through the host's numpy, like the other complex ops missing here.
 COMPLEX_MAP: dict[str, Callable] = {
     "id": lambda x: x, "neg": lambda x: -x, "square": lambda x: x * x, "conj": lambda x: x.conjugate(),
     "abs": lambda x: abs(x), "real": lambda x: x.real, "imag": lambda x: x.imag,
-    "angle": lambda x: math.atan2(x.imag, x.real), "exp": lambda x: cmath.exp(x),
-    "sin": lambda x: cmath.sin(x), "cos": lambda x: cmath.cos(x), "tanh": lambda x: cmath.tanh(x),
-    "sqrt": lambda x: cmath.sqrt(x), "isnan": lambda x: x.real != x.real or x.imag != x.imag,
+    "angle": lambda x: math.atan2(x.imag, x.real), "exp": _cexp,
+    "isnan": lambda x: x.real != x.real or x.imag != x.imag,
     "isfinite": lambda x: not (x.real != x.real or x.imag != x.imag or _isinf(x.real) or _isinf(x.imag)),
     "logical_not": lambda x: x == 0,
 }
@@ -373,22 +398,24 @@ def _fmin(a: Any, b: Any) -> Any:
     return a if a <= b else b
 @register_jitable
 def _pow(a: Any, b: Any) -> Any:
-    "a**b for floats that never raises (overflow is +-inf, a domain error is nan)."
-    if b == 0: return 1.0
+    "C's pow for floats, without raising: signed zeros and infinities, 1**nan = 1, overflow to +-inf."
+    if b == 0 or a == 1: return 1.0
     if a != a or b != b: return _NAN
     if _isinf(b):
         m = abs(a)
         if m == 1: return 1.0
         return _INF if (m > 1) == (b > 0) else 0.0
     odd = math.floor(b) == b and abs(b) < 9.0e15 and b % 2 == 1
-    if _isinf(a):
-        if b < 0: return 0.0
-        return -_INF if a < 0 and odd else _INF
-    if a == 0: return _INF if b < 0 else 0.0
+    sign = -1.0 if odd and math.copysign(1.0, a) < 0 else 1.0   # (-0)**3 is -0, (-inf)**-1 is -0
+    if _isinf(a) or a == 0:
+        big = (b > 0) == _isinf(a)
+        return sign * (_INF if big else 0.0)
     if a < 0 and math.floor(b) != b: return _NAN
     lg = b * math.log(abs(a))
-    if lg > 709.0: return -_INF if a < 0 and odd else _INF
-    if lg < -745.0: return 0.0
+    if lg > 709.0:                              # near overflow: (|a|^(b/2))^2 overflows to inf quietly
+        h = math.pow(abs(a), b * 0.5) if lg < 1418.0 else _INF
+        return sign * (h * h)
+    if lg < -746.0: return sign * 0.0
     return math.pow(a, b)
 @register_jitable
 def _ffloordiv(a: Any, b: Any) -> Any:
@@ -439,6 +466,20 @@ def _ipow(a: Any, b: Any) -> Any:
         e >>= 1
     return r
 
+@register_jitable
+def _cdiv(z: Any, w: Any) -> Any:
+    "Complex a/b as PyTorch (and numpy) divide: scaled by the larger part of b; 1/0 is inf+nan*i, never an error."
+    a, b, c, d = z.real, z.imag, w.real, w.imag
+    ac, ad = abs(c), abs(d)
+    if ac >= ad:
+        if ac == 0 and ad == 0: return complex(_fdiv(a, ac), _fdiv(b, ad))
+        rat = d / c
+        scl = 1.0 / (c + d * rat)
+        return complex((a + b * rat) * scl, (b - a * rat) * scl)
+    rat = c / d
+    scl = 1.0 / (d + c * rat)
+    return complex((a * rat + b) * scl, (b * rat - a) * scl)
+
 _CMP = {"eq": lambda a, b: a == b, "ne": lambda a, b: a != b, "lt": lambda a, b: a < b,
         "le": lambda a, b: a <= b, "gt": lambda a, b: a > b, "ge": lambda a, b: a >= b,
         "logical_and": lambda a, b: (a != 0) and (b != 0), "logical_or": lambda a, b: (a != 0) or (b != 0),
@@ -463,7 +504,7 @@ BOOL_ZIP: dict[str, Callable] = {
     "bitwise_xor": lambda a, b: a != b, **_CMP}
 COMPLEX_ZIP: dict[str, Callable] = {
     "add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
-    "div": lambda a, b: a / b, "eq": lambda a, b: a == b, "ne": lambda a, b: a != b}
+    "div": _cdiv, "eq": lambda a, b: a == b, "ne": lambda a, b: a != b}
 ZIP_TABLES = {"float": FLOAT_ZIP, "int": INT_ZIP, "bool": BOOL_ZIP, "complex": COMPLEX_ZIP}
 _INT_DIVISIONS = ("floor_divide", "trunc_divide", "remainder", "fmod")   # integer b == 0 raises, as on the CPU
 

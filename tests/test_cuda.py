@@ -415,6 +415,41 @@ def test_float_division_family_matches_torch_bit_for_bit():
         np.testing.assert_array_equal(np.signbit(got[num]), np.signbit(want[num]), err_msg=op)
 
 
+def test_float_special_values_match_torch_bit_for_bit():
+    "Signed zeros, 1**nan, exact powers of two, and float64 results near overflow that math.exp would refuse."
+    x = np.array([-0.0, 0.0, 2.0, 100.0, -3.0, 709.5, 710.0, -710.2, 711.0, np.inf, -np.inf, np.nan], np.float64)
+    for op in ["exp", "exp2", "expm1", "sinh", "cosh", "relu", "sign"]:
+        got = host(cb.cuda_map(op, dev(x), dt.float64))
+        want = getattr(torch, op)(torch.from_numpy(x)).numpy()
+        np.testing.assert_array_max_ulp(got, want, maxulp=1)
+        num = ~np.isnan(want)
+        np.testing.assert_array_equal(np.signbit(got[num]), np.signbit(want[num]), err_msg=op)
+    a = np.array([-0.0, -0.0, -0.0, 0.0, -np.inf, -np.inf, 1.0, 10.0, -10.0, 2.0, -2.0, 1e-200], np.float64)
+    b = np.array([1.0, 3.0, -1.0, -2.0, -1.0, 3.0, np.nan, 308.0, 307.0, 1023.9, 0.5, 3.0], np.float64)
+    for name in ["float64", "float32"]:
+        got = host(cb.cuda_zip("pow", dev(a.astype(name)), dev(b.astype(name)), getattr(dt, name)))
+        want = torch.pow(torch.from_numpy(a.astype(name)), torch.from_numpy(b.astype(name))).numpy()
+        np.testing.assert_array_max_ulp(got, want, maxulp=1)
+        num = ~np.isnan(want)
+        np.testing.assert_array_equal(np.signbit(got[num]), np.signbit(want[num]), err_msg=name)
+
+
+def test_complex_exp_and_division_special_values_match_torch():
+    "C99 special values: no thread may raise (cmath would), and inf/nan land where PyTorch puts them."
+    import itertools
+    parts = [0.0, -0.0, 1.5, -2.0, 800.0, np.inf, -np.inf, np.nan]
+    z = np.array([complex(a, b) for a, b in itertools.product(parts, parts)])
+    for name in ["complex128", "complex64"]:
+        x = z.astype(name)
+        for op, tf in [("exp", torch.exp), ("sin", torch.sin), ("tanh", torch.tanh), ("sqrt", torch.sqrt)]:
+            got = cb.CudaBackend().map(op, dev(x), getattr(dt, name))
+            want = tf(torch.from_numpy(x))
+            torch.testing.assert_close(torch.from_numpy(host(got)), want, equal_nan=True, msg=op)
+        a, b = np.repeat(x, len(x)), np.tile(x, len(x))
+        got = torch.from_numpy(host(cb.cuda_zip("div", dev(a), dev(b), getattr(dt, name))))
+        torch.testing.assert_close(got, torch.from_numpy(a) / torch.from_numpy(b), equal_nan=True)
+
+
 def test_rounding_keeps_the_sign_of_zero():
     x = np.array([-0.4, -0.5, -0.7, 0.3, -0.0, 2.5, -2.5, 1e20, np.nan], np.float32)
     for op in ["floor", "ceil", "trunc", "round"]:
