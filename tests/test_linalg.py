@@ -114,6 +114,18 @@ def test_eigh_values(dtype):
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
+def test_eigh_large_uses_tridiagonal_ql(dtype):
+    a = rand(2, 40, 40, dtype=dtype)
+    tol = TOL[dtype] * 100
+    w, v = mla.eigh(M(a))
+    wt, vt = torch.linalg.eigh(a)
+    close(w, wt, tol)
+    close(np.abs((v.mH @ M(vt)).numpy()).max(-2), np.ones((2, 40)), tol)
+    h = (a + a.mH) / 2
+    close((v * w.unsqueeze(-2).to(v.dtype)) @ v.mH, torch.tril(a) + torch.tril(a, -1).mH - torch.diag_embed(torch.diagonal(a, 0, -2, -1).imag * 1j if dtype.is_complex else torch.zeros(2, 40, dtype=dtype)), tol)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("shape", [(2, 5, 3), (2, 4, 4), (2, 3, 5)])
 def test_svd_values(dtype, shape):
     a = rand(*shape, dtype=dtype)
