@@ -1383,17 +1383,34 @@ def _rebase(self: Tensor, new: Tensor) -> None:
         return
     out = _ViewCopySlices.apply(_alias(base), new, _flat_map(lay[0], _geom(self)), lay[1])
     base.grad_fn, base._output_nr, base._requires_grad = out.grad_fn, 0, True
-    _regen_views(base, self)
+    _regen_views(base, self, region=_byte_span(self))
 
-def _regen_views(base: Tensor, *extra: Tensor) -> None:
-    "After `base`'s history changed, each live view reads its elements out of it through an AsStrided node."
-    refs = base.__dict__.get('_views')
-    views = ([r() for r in refs] if refs else []) + list(extra)
-    if not views: return
-    src, seen = _alias(base), set()
-    for v in views:
-        if v is None or id(v) in seen: continue
-        seen.add(id(v))
+def _byte_span(t: Tensor) -> tuple | None:
+    "The first and last byte of storage that `t` can touch (None when empty)."
+    shape, strides, off = _geom(t)
+    if 0 in shape: return None
+    isz = t._data.storage.itemsize
+    return off * isz, (off + builtins.sum((n - 1) * s for n, s in zip(shape, strides)) + 1) * isz - 1
+
+def _regen_views(base: Tensor, me: Tensor | None = None, region: tuple | None = None) -> None:
+    """After `base`'s history changed, each live view reads its elements out of it through an AsStrided node.
+    A view that already has a history and lies outside the written `region` keeps it: the new history is the
+    identity there, so its old path is still right (and a loop writing row after row stays fast)."""
+    refs = base.__dict__.get('_views') or []
+    src, todo, alive = _alias(base), [me] if me is not None else [], []
+    lo, hi = region if region is not None else (None, None)
+    for r in refs:
+        v = r()
+        if v is None: continue
+        alive.append(r)
+        if v is me: continue
+        if lo is not None and v.grad_fn is not None:
+            s = v.__dict__.get('_span', False)
+            if s is False: s = v.__dict__['_span'] = _byte_span(v)   # cached: a view's place in storage is fixed
+            if s is None or s[1] < lo or hi < s[0]: continue
+        todo.append(v)
+    if len(alive) < len(refs): refs[:] = alive
+    for v in todo:
         lay = _base_layout(base, v)
         if lay is None: continue
         o = _WordsView.apply(src, lay[0], v) if lay[1] else AsStrided.apply(src, *_geom(v))
@@ -1444,6 +1461,7 @@ Tensor.unsqueeze_ = lambda self, dim: _replace_view(self, unsqueeze(self, dim))
 def _replace_view(self: Tensor, v: Tensor) -> Tensor:
     "In-place metadata change: this tensor becomes the view `v`."
     self._data, self.grad_fn, self._output_nr = v._data, v.grad_fn if v.grad_fn is not None else self.grad_fn, v._output_nr
+    self.__dict__.pop('_span', None)
     return self
 
 for _k, _name in (('__iadd__', 'add_'), ('__isub__', 'sub_'), ('__imul__', 'mul_'), ('__itruediv__', 'div_'),

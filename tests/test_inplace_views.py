@@ -60,7 +60,10 @@ def test_inplace_on_view_grad_through_view(name):
     tb, mb = tx.clone(), mx.clone()
     tv, mv = tb.view(2, 2)[1], mb.view(2, 2)[1]    # another view, made before the in-place op
     VIEWS[name](torch, tb); VIEWS[name](mt, mb)
-    assert type(mv.grad_fn).__name__ == type(tv.grad_fn).__name__ == 'AsStridedBackward0'
+    # torch regenerates every view lazily; minitorch regenerates those the write overlaps (the others' old path is
+    # still exact: the new history is the identity outside the written region)
+    assert type(tv.grad_fn).__name__ == 'AsStridedBackward0'
+    assert type(mv.grad_fn).__name__ in ('AsStridedBackward0', 'SelectBackward0')
     (tv * torch.tensor([3., 5.])).sum().backward(); (mv * mt.tensor([3., 5.])).sum().backward()
     _close(mx.grad, tx.grad)
 
@@ -598,3 +601,18 @@ def test_dim_and_size_errors_match_torch(name):
             return type(e).__name__, str(e).split('\nException raised')[0]
         return 'ok', tuple(r.shape) if hasattr(r, 'shape') else [tuple(x.shape) for x in r]
     assert out(lambda: DIM_ERRORS[name](mt)) == out(lambda: DIM_ERRORS[name](torch))
+
+
+def test_row_by_row_writes_with_live_views():
+    "Many live views, each written in place: gradients as torch (and no quadratic blow-up in graph size)."
+    grads = []
+    for L in (torch, mt):
+        x = L.arange(1., 81.).reshape(20, 4).requires_grad_()
+        b = x * 1
+        rows = [b[i] for i in range(20)]
+        cols = b.t()
+        for i, r in enumerate(rows): r.mul_(x[i] if i % 2 else 2.)
+        cols[1].add_(x[:, 0])
+        (b * L.arange(80.).reshape(20, 4)).sum().backward()
+        grads.append(x.grad)
+    _close(grads[1], grads[0])
