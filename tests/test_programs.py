@@ -170,3 +170,31 @@ def test_gpt():
     ((h1, e1), _), ((h2, e2), _) = runs["minitorch"], runs["torch"]
     close(h1, h2)
     close(e1, e2)
+
+
+def sentiment_batches(lib, rng_seed, n_batches, batch_size=4, vocab=30, pad_idx=1):
+    "Padded (sent len, batch) token batches sorted by decreasing length, lengths, and 0/1 labels."
+    rng = np.random.default_rng(rng_seed)
+    out = []
+    for _ in range(n_batches):
+        lengths = np.sort(rng.integers(2, 9, batch_size))[::-1]
+        text = np.full((lengths[0], batch_size), pad_idx)
+        for j, n in enumerate(lengths): text[:n, j] = rng.integers(2, vocab, n)
+        label = (text[0] % 2).astype(np.float32)              # learnable: the parity of the first token
+        out.append((lib.tensor(text), lib.tensor(lengths.copy()), lib.tensor(label)))
+    return out
+
+
+def test_sentiment_lstm_packed():
+    runs = {}
+    for lib in ("torch", "minitorch"):
+        prog = load("sentiment_lstm", lib)
+        T = prog.torch
+        T.manual_seed(1234)
+        model = prog.RNN(30, 8, 6, 1, 2, True, 0.0, 1)
+        init = snapshot(model) if lib == "torch" else copy_weights(model, init)
+        runs[lib] = prog.main(model, sentiment_batches(T, 0, 6), sentiment_batches(T, 1, 2), n_epochs=2)
+    for (l1, v1, a1), (l2, v2, a2) in zip(runs["minitorch"], runs["torch"]):
+        close(l1, l2)
+        close(v1, v2)
+        assert a1 == pytest.approx(a2)
