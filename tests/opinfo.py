@@ -1504,7 +1504,8 @@ def _run(prog: Program, report, check_grad: bool):
                 d = compare_outputs(env['base'][0], env['base'][1], info, strides=same_in)
                 if d: d = (d[0], 'base after the in-place write: ' + d[1])
             elif d: d = (d[0], 'input after the in-place write: ' + d[1])
-        if d is None and x_t is not None and prog.device == 'cpu' and not info.mutates and st.variant != 'inplace':
+        if d is None and same_in and x_t is not None and prog.device == 'cpu' and not info.mutates and \
+                st.variant != 'inplace':
             d = _alias_check(rt, rm, x_t, x_m)
         if d is not None and d[0] == 'value' and i > 0 and not _bit_equal(x_t, x_m):
             # the step's inputs already differed within tolerance: run minitorch again on torch's exact input,
