@@ -198,3 +198,22 @@ def test_sentiment_lstm_packed():
         close(l1, l2)
         close(v1, v2)
         assert a1 == pytest.approx(a2)
+
+
+@pytest.mark.parametrize("rnn_type,tied", [("LSTM", False), ("GRU", True), ("RNN_TANH", False)])
+def test_word_language_model(rnn_type, tied):
+    rng = np.random.default_rng(4)
+    words = rng.integers(0, 12, 60).tolist()
+    train_ids = [w if i % 3 else (words[i - 1] + 1) % 12 for i, w in enumerate(words)]   # some structure
+    val_ids = rng.integers(0, 12, 21).tolist()
+    runs = {}
+    for lib in ("torch", "minitorch"):
+        prog = load("word_language_model", lib)
+        prog.torch.manual_seed(7)
+        model = prog.RNNModel(rnn_type, 12, 8, 8, 2, dropout=0.0, tie_weights=tied)
+        init = snapshot(model) if lib == "torch" else copy_weights(model, init)
+        if tied: assert model.decoder.weight is model.encoder.weight
+        runs[lib] = prog.main(model, train_ids, val_ids, 12, epochs=2)
+    for (l1, v1), (l2, v2) in zip(runs["minitorch"], runs["torch"]):
+        close(l1, l2, rtol=1e-3, atol=1e-4)
+        close(v1, v2, rtol=1e-3, atol=1e-4)
