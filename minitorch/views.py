@@ -976,6 +976,14 @@ def _check_overlap(self: Tensor) -> None:
     "Refuse to write into an expanded view."
     if _overlaps(self._data): raise RuntimeError(_OVERLAP)
 
+def _warn_overlap(self: Tensor, name: str) -> None:
+    "masked_fill_ and index_put_ still write into an expanded view, with PyTorch's deprecation warning."
+    if _overlaps(self._data):
+        import warnings
+        what = 'tensor[mask] = scalar' if name == 'masked_fill_' else 'tensor[indices] = tensor'
+        warnings.warn(f"Use of {name} on expanded tensors is deprecated. Please clone() the tensor before performing "
+                      f"this operation. This also applies to advanced indexing e.g. {what}", UserWarning, stacklevel=3)
+
 def _view_rule(self: Tensor) -> None:
     "PyTorch's refusals for recorded in-place ops on views made in no_grad mode or by split/chunk/unbind."
     cm = self.__dict__.get('_cmeta')
@@ -1068,6 +1076,7 @@ def _overwrite_node(name: str) -> type:
 def _make_inplace(name: str, fn: Callable, overlap_ok: bool = False) -> Callable:
     def f(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
         if not overlap_ok: _check_overlap(self)
+        else: _warn_overlap(self, name)
         return inplace(self, fn, *args, **kwargs)
     f.__name__ = name
     f.__doc__ = f"In-place version of `{fn.__name__}`."
@@ -1225,6 +1234,7 @@ def __setitem__(self: Tensor, key: Any, value: Any) -> None:
     npk = _np_key(k, self)
     _check_bounds(npk, tuple(self.shape))
     if _is_basic(k) and _overlaps(self._data) and _overlaps(self._data.getitem(k)): raise RuntimeError(_OVERLAP)
+    if not _is_basic(k): _warn_overlap(self, 'index_put_')
     if isinstance(value, np.ndarray): value = tensor(value)
     if not isinstance(value, Tensor): _check_scalar(value, self.dtype)
     elif not _is_basic(k): _check_put_dtype(self, k, value)

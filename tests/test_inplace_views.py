@@ -616,3 +616,19 @@ def test_row_by_row_writes_with_live_views():
         (b * L.arange(80.).reshape(20, 4)).sum().backward()
         grads.append(x.grad)
     _close(grads[1], grads[0])
+
+
+@pytest.mark.parametrize('name', ['masked_fill_', 'list=', 'index_put_', 'fill_'])
+def test_expanded_write_warnings(name):
+    import warnings
+    f = {'masked_fill_': lambda L, e: e.masked_fill_(L.tensor([True, False, False]), 5.),
+         'list=': lambda L, e: e.__setitem__([0, 1], 1.),
+         'index_put_': lambda L, e: e.index_put_((L.tensor([0]),), L.tensor(1.)),
+         'fill_': lambda L, e: e.fill_(1.)}[name]
+    got = []
+    for L in (torch, mt):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter('always')
+            f(L, L.zeros(1).expand(3))
+        got.append([str(x.message).split(' (Triggered')[0] for x in w])
+    assert got[1] == got[0]
