@@ -405,6 +405,12 @@ def _infer_and_flatten(data: Any) -> tuple[list, tuple, dtype]:
         shape.append(len(probe))
         if len(probe) == 0: break
         probe = probe[0]
+    if len(shape) == 1 and isinstance(data, list) and not any(_is_seq(v) for v in data[:1]):
+        flat = data       # a flat list is read in place (copied below only if it holds tensors)
+        if any(_is_seq(v) for v in data):
+            raise TypeError(f"'{type(next(v for v in data if _is_seq(v))).__name__}' object cannot be "
+                            "interpreted as an integer")
+        return _infer_dtype(flat, shape)
     flat: list = []
     def walk(x, d):
         if d == len(shape):
@@ -416,9 +422,16 @@ def _infer_and_flatten(data: Any) -> tuple[list, tuple, dtype]:
             raise ValueError(f"expected sequence of length {shape[d]} at dim {d} (got {len(x)})")
         for v in x: walk(v, d + 1)
     walk(data, 0)
+    return _infer_dtype(flat, tuple(shape))
+
+def _infer_dtype(flat: list, shape: tuple) -> tuple[list, tuple, dtype]:
+    "The promoted dtype of the elements of `flat` (0-d tensors among them read as numbers)."
     inferred = None
+    copied = False
     for i, v in enumerate(flat):
-        if isinstance(v, Tensor): d, flat[i] = v.dtype, v.item()
+        if isinstance(v, Tensor):
+            if not copied: flat, copied = list(flat), True   # never write into the caller's list
+            d, flat[i] = v.dtype, v.item()
         elif isinstance(v, np.generic) and not isinstance(v, (np.str_, np.bytes_, np.void, np.object_)):
             d = dt.from_numpy_dtype(v.dtype)
         elif isinstance(v, (builtins.bool, builtins.int, builtins.float, builtins.complex)): d = dt.scalar_type(v)
@@ -461,6 +474,12 @@ def _values_array(flat: list, shape: tuple, kind: dtype, dtype: dtype) -> np.nda
     if kind.is_complex and not (dtype.is_complex or dtype is dt.bool):
         raise TypeError("'complex' object cannot be interpreted as an integer" if integral
                         else "must be real number, not complex")
+    # 32-bit (and 16-bit, which PyTorch reaches through float32) targets are built straight in float32 or
+    # complex64: no float64 copy of a float32 tensor
+    build = {dt.float32: np.float32, dt.float16: np.float32, dt.bfloat16: np.float32, dt.complex64: np.complex64,
+             dt.complex32: np.complex64}.get(dtype)
+    if build is not None:
+        with np.errstate(all='ignore'): return np.array(flat, dtype=build)
     if kind.is_complex: arr = np.array(flat, dtype=np.complex128)
     elif kind.is_floating_point: arr = np.array(flat, dtype=np.float64)
     elif kind is dt.bool: arr = np.array(flat, dtype=np.bool_)
@@ -515,7 +534,8 @@ def tensor(data: Any, dtype: dtype | None = None, device: Any = None, requires_g
         flat, shape, kind = _infer_and_flatten(data)
         dtype = dtype or kind
         # kept flat: the shape goes on the TensorData (numpy arrays stop at 64 dimensions, tensors do not)
-        data = TensorData(_np_to_data(_values_array(flat, shape, kind, dtype), dtype).storage, shape)
+        arr = _values_array(flat, shape, kind, dtype)
+        data = TensorData(arr if arr.dtype == dtype.numpy_dtype else _np_to_data(arr, dtype).storage, shape)
         return _mark_creation(Tensor._make(_to_device(data, dev), dtype, dev), requires_grad)
     t = Tensor._make(_to_device(_np_to_data(arr, dtype), dev), dtype, dev)
     return _mark_creation(t, requires_grad)

@@ -450,3 +450,18 @@ def test_conversions_to_16_bit_round_through_float32(src, dst):
         [1, 3, 2**25 + 2**17 + 1, 65504, 4097, 2**24 + 1], dtype=src)
     check(lambda T: T.tensor(a).to(getattr(T, dst)))
     check(lambda T: T.tensor(a, dtype=getattr(T, dst)))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16", "complex64"])
+def test_tensor_from_python_list_has_no_float64_copy(dtype):
+    d = getattr(minitorch, dtype)
+    vals = [0.5] * 500_000
+    minitorch.tensor(vals[:10], dtype=d)
+    tracemalloc.start()
+    try:
+        t = minitorch.tensor(vals, dtype=d)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    # a float64 intermediate alone would take 8 bytes per element; float32 (4) plus the tensor is the budget
+    assert peak < len(vals) * (4 + d.itemsize) * 1.2 + 200_000, (peak, len(vals))
