@@ -203,6 +203,7 @@ sphinx:
   extra_extensions: ["sphinx-mathjax-offline"]   # MathJax ships with the book: formulas render offline
   config:
     mathjax_path: mathjax/tex-chtml.js
+    nb_render_markdown_format: myst   # Markdown outputs of cells (tables, links) render like the chapters' own text
     html_show_copyright: false
     suppress_warnings: ["mystnb.unknown_mime_type", "myst.header"]
 parse:

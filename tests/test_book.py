@@ -81,6 +81,13 @@ def test_formulas_render_offline(built_book):
     assert all((built_book / s).exists() for s in scripts), scripts
 
 
+def test_index_chapter_table_is_a_table(built_book):
+    "The front page's generated chapter table renders as an HTML table with a row per chapter."
+    html = (built_book / "index.html").read_text()
+    assert html.count("<table") >= 2 and 'href="01_scalar.html"' in html
+    assert "|---|" not in html and "|—|" not in html
+
+
 def test_reader_metrics_page(built_book):
     "The build measures every chapter for the reader (prose, exported lines, longest cell, figures)."
     html = (built_book / "metrics.html").read_text()
