@@ -279,6 +279,8 @@ MORE_CASES = {
               dict(lr=0.1, weight_decay=0.1, decoupled_weight_decay=True, maximize=True)],
     "ASGD": [dict(), dict(lr=0.1, t0=3, lambd=0.1, alpha=0.5), dict(lr=0.05, weight_decay=0.1, t0=0)],
     "Rprop": [dict(), dict(lr=0.1, etas=(0.3, 1.5), step_sizes=(1e-3, 0.2)), dict(lr=0.05, maximize=True)],
+    "Adafactor": [dict(), dict(lr=0.1, weight_decay=0.1), dict(lr=0.05, beta2_decay=-0.5, eps=(1e-20, 1e-2), d=1.5),
+                  dict(lr=0.05, maximize=True, foreach=False)],
     "SGD": [dict(lr=0.1, momentum=0.9, foreach=True), dict(lr=0.1, fused=False)],
     "Adam": [dict(lr=0.1, foreach=False), dict(lr=0.1, fused=None)],
 }
@@ -336,7 +338,9 @@ def _torch_error(fn):
     ("NAdam", dict(momentum_decay=-1)), ("NAdam", dict(betas=(0.9, 1.0))), ("RAdam", dict(weight_decay=-1)),
     ("ASGD", dict(lr=-1)), ("ASGD", dict(weight_decay=-1)), ("Rprop", dict(etas=(0.5, 0.9))),
     ("Rprop", dict(lr=-1)), ("RMSprop", dict(alpha=-1)), ("SparseAdam", dict(lr=0)), ("SparseAdam", dict(eps=0)),
-    ("LBFGS", dict(lr=-1))])
+    ("LBFGS", dict(lr=-1)), ("Adafactor", dict(lr=-1)), ("Adafactor", dict(beta2_decay=0.5)),
+    ("Adafactor", dict(eps=(-1, 1e-3))), ("Adafactor", dict(eps=(None, -1))), ("Adafactor", dict(d=0.5)),
+    ("Adafactor", dict(weight_decay=-1))])
 def test_more_optimizers_errors_match_torch(name, kw):
     cls, msg = _torch_error(lambda: getattr(torch.optim, name)([torch.zeros(2, requires_grad=True)], **kw))
     with pytest.raises(cls) as info:
@@ -347,7 +351,7 @@ def test_more_optimizers_errors_match_torch(name, kw):
 def test_optimizer_signatures_match_torch():
     import inspect
     for name in ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "NAdam", "RAdam", "ASGD",
-                 "Rprop", "SparseAdam", "LBFGS"]:
+                 "Rprop", "SparseAdam", "LBFGS", "Adafactor"]:
         ours = inspect.signature(getattr(optim, name)).parameters
         ref = inspect.signature(getattr(torch.optim, name)).parameters
         assert list(ours) == list(ref), name
@@ -518,3 +522,20 @@ def test_load_torch_optimizer_state_dict():
         opt.step()
     np.testing.assert_allclose(np.concatenate([x.detach().numpy().ravel(), y.detach().numpy().ravel()]), full[-1],
                                rtol=1e-5, atol=1e-6)
+
+
+def test_adafactor_factored_state_on_3d_parameters():
+    "A (2, 3, 4) parameter keeps (2, 3, 1) row and (2, 1, 4) column statistics, as in torch."
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((2, 3, 4)).astype("float32")
+    out = {}
+    for lib in (minitorch, torch):
+        w = lib.tensor(a, requires_grad=True)
+        opt = lib.optim.Adafactor([w], lr=0.05)
+        for _ in range(6):
+            opt.zero_grad()
+            ((w * w * w).sum() + (w[0] @ w[1].transpose(0, 1)).sum()).backward()
+            opt.step()
+        out[lib.__name__] = (w.detach().numpy(), {k: tuple(v.shape) for k, v in opt.state[w].items()})
+    np.testing.assert_allclose(out["minitorch"][0], out["torch"][0], rtol=1e-5, atol=1e-6)
+    assert out["minitorch"][1] == out["torch"][1]
