@@ -237,19 +237,23 @@ class Add(Function):
     def backward(ctx, g):
         return g, g
 
+def _sub_check(a: Any, b: Any) -> None:
+    "PyTorch refuses subtraction with a bool operand (tensor or Python bool)."
+    ba = isinstance(a, builtins.bool) or isinstance(a, Tensor) and a.dtype is dt.bool
+    bb = isinstance(b, builtins.bool) or isinstance(b, Tensor) and b.dtype is dt.bool
+    if ba and bb:
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. Use the "
+                           "`^` or `logical_xor()` operator instead.")
+    if ba or bb:
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying "
+                           "to invert a mask, use the `~` or `logical_not()` operator instead.")
+
 class Sub(Function):
     "a - b"
     _node_name = 'SubBackward0'
     @staticmethod
     def forward(ctx, a, b):
-        ba = isinstance(a, builtins.bool) or isinstance(a, Tensor) and a.dtype is dt.bool
-        bb = isinstance(b, builtins.bool) or isinstance(b, Tensor) and b.dtype is dt.bool
-        if ba and bb:
-            raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. Use the "
-                               "`^` or `logical_xor()` operator instead.")
-        if ba or bb:
-            raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying "
-                               "to invert a mask, use the `~` or `logical_not()` operator instead.")
+        _sub_check(a, b)
         return binary_forward('sub', a, b)
     @staticmethod
     def backward(ctx, g):
@@ -432,28 +436,23 @@ def _scalar_arg(x: Any) -> Any:
     "numpy scalars behave like Python scalars."
     return x.item() if isinstance(x, np.generic) else x
 
-def _alpha(input: Any, other: Any, alpha: Any) -> Any:
-    "`alpha * other`, refusing a float alpha for integer results and a complex one for real results, as PyTorch."
+def _add_alpha(input: Any, other: Any, alpha: Any, sign: int) -> Tensor:
+    """`input ± alpha * other`, refusing a float alpha for integer results and a complex one for real results. For
+    half tensors PyTorch rounds alpha to the tensor's dtype and then does one fused multiply-add in float32: the
+    float64 sum of float32 operands (whose product is exact) rounds the same way."""
+    other = _scalar_arg(other)
     d = _result_type(input, other)
     if isinstance(alpha, builtins.float) and not (d.is_floating_point or d.is_complex):
         raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
     if isinstance(alpha, builtins.complex) and not d.is_complex:
         raise RuntimeError("For non-complex input tensors, argument alpha must not be a complex number.")
-    other = _scalar_arg(other)
-    if not isinstance(other, Tensor): return other * alpha
-    return mul(other, alpha)
-
-def _add_alpha(input: Any, other: Any, alpha: Any, sign: int) -> Tensor:
-    """`input ± alpha * other`. For half tensors PyTorch rounds alpha to the tensor's dtype and then does one fused
-    multiply-add in float32: the float64 sum of float32 operands (the product is exact) rounds the same way."""
-    d = _result_type(input, other)
+    if sign < 0: _sub_check(input, other)
     if d.name in _LOW16 and isinstance(other, Tensor):
-        _alpha(input, other, alpha)   # its checks
         ah = sign * tensor(alpha, dtype=d).item()
         up = lambda t: t.to(dt.float32).to(dt.float64) if isinstance(t, Tensor) else t
         return Add.apply(up(input), mul(up(other), ah)).to(dt.float32).to(d)
-    other = _alpha(input, other, alpha)
-    return Add.apply(input, _scalar_arg(other)) if sign > 0 else Sub.apply(input, _scalar_arg(other))
+    other = other * alpha if not isinstance(other, Tensor) else mul(other, alpha)
+    return Add.apply(input, other) if sign > 0 else Sub.apply(input, other)
 
 def add(input: Any, other: Any, *, alpha: Any = 1, out: Any = None) -> Tensor:
     "input + alpha * other."

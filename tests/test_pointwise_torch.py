@@ -288,11 +288,22 @@ HALF_OPS = {
     'add_alpha': lambda L, x, y: L.add(x, y, alpha=0.3), 'copysign': lambda L, x, y: L.copysign(x, y),
     'atan2': lambda L, x, y: L.atan2(x, y), 'sigmoid': lambda L, x, y: L.sigmoid(x),
     'softsign': lambda L, x, y: L.nn.functional.softsign(x), 'pow_2': lambda L, x, y: x ** 2,
+    'tanhshrink': lambda L, x, y: L.nn.functional.tanhshrink(x),
+    'softshrink': lambda L, x, y: L.nn.functional.softshrink(x, 0.3),
+    'hardtanh': lambda L, x, y: L.nn.functional.hardtanh(x, -1.3, 2.1),
+    'threshold': lambda L, x, y: L.nn.functional.threshold(x, 0.3, -1.7),
+    'nan_to_num': lambda L, x, y: L.nan_to_num(x / (y - y.round())),
+    'clamp': lambda L, x, y: L.clamp(x, -0.3, 1.7), 'fmod': lambda L, x, y: L.fmod(x, 0.7),
+    'remainder': lambda L, x, y: x % y, 'floordiv': lambda L, x, y: x // y,
+    'sgn': lambda L, x, y: L.sgn(x),
 }
+HALF_KNOWN = {'floordiv': "PyTorch's div_floor rounds each intermediate (fmod, a - mod, / b) to the half dtype; the "
+                          "backends compute the quotient in float32 (05_backends, 09_numba_backend)"}
 
 
 @pytest.mark.parametrize('dtype', ['float16', 'bfloat16'])
-@pytest.mark.parametrize('op', list(HALF_OPS))
+@pytest.mark.parametrize('op', [pytest.param(o, marks=pytest.mark.xfail(reason=HALF_KNOWN[o], strict=False))
+                                if o in HALF_KNOWN else o for o in HALF_OPS])
 def test_half_opmath_random(op, dtype):
     "Random half-precision inputs agree with torch within 1 ulp (a composite rounding each step misses by more)."
     g = torch.Generator().manual_seed(0)

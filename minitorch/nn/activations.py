@@ -118,8 +118,10 @@ def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     "$x-\\lambda$ above $\\lambda$, $x+\\lambda$ below $-\\lambda$, 0 between (NaN passes)."
     check_kernel('softshrink', input.dtype)
     _check_lambd(lambd, input)
-    inside = (input >= -lambd) & (input <= lambd)
-    return minitorch.where(inside, 0.0, minitorch.where(input > lambd, input - lambd, input + lambd))
+    def f(x):   # `x - lambd` with lambd in float32 for half tensors, rounded once
+        inside = (x >= -lambd) & (x <= lambd)
+        return minitorch.where(inside, 0.0, minitorch.where(x > lambd, x - lambd, x + lambd))
+    return opmath(f, input)
 
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     "$x$ where $|x|>\\lambda$, else 0 (NaN passes)."
