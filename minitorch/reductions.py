@@ -608,9 +608,9 @@ def _check_same_dtype(a: Tensor, b: Tensor) -> None:
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
                            f"{_MM_NAMES.get(a.dtype, a.dtype.name)} != {_MM_NAMES.get(b.dtype, b.dtype.name)}")
 
-def _no_bool(a: Tensor, kernel: str) -> None:
-    "PyTorch has no bool matrix products."
-    if a.dtype is dt.bool: raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
+def _no_bool(a: Tensor, kernel: str, work: int = 1) -> None:
+    "PyTorch has no bool matrix products (its kernel is not called when there is nothing to multiply)."
+    if a.dtype is dt.bool and work: raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
 
 def _mm_data(a: TensorData, b: TensorData, d: dtype, device: Any) -> TensorData:
     "(B,n,k) @ (B,k,m) on the backend. A complex product with inf/NaN in it is redone as PyTorch's plain sum of "\
@@ -692,18 +692,23 @@ def mm(input: Tensor, mat2: Tensor, *, out: Any = None) -> Tensor:
     "Matrix product of two 2-D tensors."
     if input.ndim != 2: raise RuntimeError(f"self must be a matrix")
     if mat2.ndim != 2: raise RuntimeError(f"mat2 must be a matrix")
-    _check_same_dtype(input, mat2); _mm_check(input, mat2); _no_bool(input, 'addmm_impl_cpu_')
+    _check_same_dtype(input, mat2); _mm_check(input, mat2)
+    _no_bool(input, 'addmm_impl_cpu_', input.numel() * mat2.shape[1])
     return MM.apply(input, mat2)
 
 def bmm(input: Tensor, mat2: Tensor, *, out: Any = None) -> Tensor:
     "Batched matrix product of two 3-D tensors."
     if input.ndim != 3: raise RuntimeError(f"batch1 must be a 3D tensor")
     if mat2.ndim != 3: raise RuntimeError(f"batch2 must be a 3D tensor")
-    _check_same_dtype(input, mat2); _no_bool(input, 'bmm')
-    if input.shape[0] != mat2.shape[0] or input.shape[2] != mat2.shape[1]:
-        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{input.shape[0]}, "
-                           f"{input.shape[2]}] but got: [{mat2.shape[0]}, {mat2.shape[1]}].")
+    _check_same_dtype(input, mat2)
+    _bmm_check(input, mat2)
+    _no_bool(input, 'bmm', input.numel() * mat2.shape[2])
     return BMM.apply(input, mat2)
+
+def _bmm_check(a: Tensor, b: Tensor) -> None:
+    if a.shape[0] != b.shape[0] or a.shape[2] != b.shape[1]:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{a.shape[0]}, "
+                           f"{a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}].")
 
 def dot(input: Tensor, tensor: Tensor, *, out: Any = None) -> Tensor:
     "Inner product of two 1-D tensors."
@@ -723,7 +728,13 @@ vdot = lambda input, other: dot(_cj(input), other)
 
 def mv(input: Tensor, vec: Tensor, *, out: Any = None) -> Tensor:
     "Matrix-vector product."
-    if input.ndim != 2 or vec.ndim != 1 or input.shape[1] != vec.shape[0]:
+    if input.ndim == 0: raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    if input.ndim != 2 or vec.ndim != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {input.ndim}, {vec.ndim}")
+    if input.dtype is not vec.dtype:
+        raise RuntimeError(f"addmv input tensors must have the same dtype, but got {_legacy(input.dtype)}, "
+                           f"{_legacy(vec.dtype)}, and {_legacy(input.dtype)}")
+    if input.shape[1] != vec.shape[0]:
         raise RuntimeError(f"size mismatch, got input ({input.shape[0]}), mat ({input.shape[0]}x"
                            f"{input.shape[-1]}), vec ({vec.shape[0]})")
     return matmul(input, vec)
@@ -734,6 +745,13 @@ def outer(input: Tensor, vec2: Tensor) -> Tensor:
 
 ger = outer
 
+def _foldable(a: Tensor, b: Tensor) -> bool:
+    "PyTorch's rule for (..., n, k) @ 2-D or 1-D: fold the batch into rows when the weight needs a gradient (its "\
+    "gradient is then one product, not one per batch and a sum), or when the fold is a view (no copy)."
+    if b.requires_grad or a.numel() == 0: return True
+    shape, strides = a._data.shape, a._data.strides
+    return builtins.all(strides[i] == strides[i + 1] * shape[i + 1] for i in range(a.ndim - 2))
+
 def matmul(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
     "Matrix product with PyTorch's broadcasting rules for 1-D and N-D operands."
     a, b = input, other
@@ -742,29 +760,28 @@ def matmul(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
     _check_same_dtype(a, b)
     if a.ndim == 1 and b.ndim == 1: return dot(a, b)
     if a.ndim == 2 and b.ndim == 2:
-        _mm_check(a, b); _no_bool(a, 'addmm_impl_cpu_')
+        _mm_check(a, b); _no_bool(a, 'addmm_impl_cpu_', a.numel() * b.shape[1])
         return MM.apply(a, b)
     if a.ndim == 2 and b.ndim == 1:
         if a.shape[1] != b.shape[0]:
             raise RuntimeError(f"size mismatch, got input ({a.shape[0]}), mat ({a.shape[0]}x{a.shape[1]}), "
                                f"vec ({b.shape[0]})")
-        _no_bool(a, 'addmv_impl_cpu')
+        _no_bool(a, 'addmv_impl_cpu', a.numel())
         return MM.apply(a, b.unsqueeze(1)).squeeze(1)
     if a.ndim == 1 and b.ndim == 2:
-        _mm_check(a.unsqueeze(0), b); _no_bool(a, 'addmm_impl_cpu_')
+        _mm_check(a.unsqueeze(0), b); _no_bool(a, 'addmm_impl_cpu_', a.numel() * b.shape[1])
         return MM.apply(a.unsqueeze(0), b).squeeze(0)
-    if b.ndim <= 2:      # (..., n, k) @ (k, m): fold the batch into rows, one mm (the weight's gradient is one mm too)
+    if b.ndim <= 2 and _foldable(a, b):   # (..., n, k) @ (k, m): the batch folded into rows, one mm
         r = matmul(a.reshape(math.prod(a.shape[:-1]), a.shape[-1]), b)
         return r.reshape(*a.shape[:-1], *r.shape[1:])
-    _no_bool(a, 'bmm')
     sa = a.unsqueeze(0) if a.ndim == 1 else a
     sb = b.unsqueeze(-1) if b.ndim == 1 else b
-    _mm_check(sa, sb)
     batch = broadcast_shapes(sa.shape[:-2], sb.shape[:-2])
     n, k, m = sa.shape[-2], sa.shape[-1], sb.shape[-1]
     B = math.prod(batch)
     a3 = sa.expand(*batch, n, k).reshape(B, n, k)
-    b3 = sb.expand(*batch, k, m).reshape(B, k, m)
+    b3 = sb.expand(*batch, *sb.shape[-2:]).reshape(B, sb.shape[-2], m)
+    _bmm_check(a3, b3); _no_bool(a, 'bmm', a3.numel() * m)
     r = BMM.apply(a3, b3).reshape(*batch, n, m)
     if a.ndim == 1: r = r.squeeze(-2)
     if b.ndim == 1: r = r.squeeze(-1)

@@ -481,3 +481,22 @@ def test_norm_p_gradient_at_zero(p, values):
     torch.testing.assert_close(to_torch(rm), rt.detach())
     rt.backward(); rm.backward()
     torch.testing.assert_close(to_torch(mx.grad), tx.grad, equal_nan=True)
+
+
+@pytest.mark.parametrize('dtype', ['float32', 'float64', 'complex64', 'float16', 'bfloat16', 'int64', 'bool'])
+def test_matmul_family_layouts(dtype):
+    "matmul/mm/bmm/dot/mv with the first operand in every layout, against a fixed second operand."
+    bad = []
+    calls = {
+        'matmul': [(4, 5), (4,), (2, 4, 5), (1, 4, 2), (3, 5)],
+        'mm': [(4, 5)], 'bmm': [(2, 4, 3)], 'dot': [(4,)], 'mv': [(4,)],
+    }
+    for op, others in calls.items():
+        for shape in [(3, 4), (2, 3, 4), (4,), (1, 3, 4), (0, 4), ()]:
+            for layout in layouts_for(shape):
+                if 0 in shape and layout == 'offset': continue
+                for k, other in enumerate(others):
+                    ob = make_base(other, dtype, 7 + k)
+                    f = lambda L, x, ob=ob, op=op: getattr(L, op)(x, ob if L is torch else to_mt(ob))
+                    bad += [f"{op} {shape} {layout} @ {other}: {e}" for e in compare(f, shape, dtype, layout)]
+    _report(bad)
