@@ -7,6 +7,7 @@ from __future__ import annotations
 import functools
 import inspect
 import re
+import weakref
 from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
@@ -264,13 +265,15 @@ class Function:
         _State.grad_enabled = _IN_FORWARD
         try: out = cls.forward(ctx, *args, **kwargs)
         finally: _State.grad_enabled = enabled
+        if isinstance(out, Tensor):
+            if out._base is not None: _new_view(out, enabled, args)
+        elif isinstance(out, tuple):
+            for o in out:
+                if isinstance(o, Tensor) and o._base is not None: _new_view(o, enabled, args)
         if True not in needs:   # nothing to record
             if _State.inference:
                 for o in (out if isinstance(out, tuple) else (out,)):
                     if isinstance(o, Tensor): o._inference = True
-            elif enabled is False:   # a view made in no_grad mode: PyTorch refuses recorded in-place ops on it
-                for o in (out if isinstance(out, tuple) else (out,)):
-                    if isinstance(o, Tensor) and o._base is not None: o._cmeta = ('nograd', None, 0)
             return out
         nexts, meta = [], []
         for a in args:
@@ -299,6 +302,20 @@ class Function:
             ctx._out_meta = [(o._data.shape, o.dtype, o._device) if isinstance(o, Tensor) else None for o in out]
         if saved: ctx._saved_fns = tuple([None if t is None else t.grad_fn for t in saved])
         return out
+
+def _new_view(v: Tensor, enabled: Any, args: tuple) -> None:
+    """A view just made by an op: its base keeps a weak reference to it (an in-place op may rewrite the base's
+    history, ch. 8c), and a view made in no_grad mode is marked (PyTorch refuses recorded in-place ops on it)."""
+    for a in args:
+        if v is a: return   # an input returned as it is: not a new view
+    base = v._base
+    if not (base._requires_grad and base.grad_fn is None):   # a grad leaf's views are never rebased
+        refs = base.__dict__.get('_views')
+        if refs is None: refs = base.__dict__['_views'] = []
+        refs.append(weakref.ref(v))
+        n = len(refs)
+        if n >= 64 and not n & (n - 1): refs[:] = [r for r in refs if r() is not None]   # drop dead ones now and then
+    if enabled is False: v._cmeta = ('nograd', None, 0)
 
 def _mark_output(ctx: Node, o: Tensor, i: int, args: tuple) -> Tensor:
     "Make `o`, output `i` of `ctx`, a non-leaf of the graph (unless integer or marked non-differentiable)."

@@ -6,7 +6,6 @@
 from __future__ import annotations
 import builtins
 import math
-import weakref
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -36,20 +35,12 @@ def _view_out(x: Tensor, data: TensorData) -> Tensor:
     "A tensor viewing `data` (part of `x`'s storage), sharing `x`'s version counter; its base keeps track of it."
     t = Tensor._make(data, x.dtype, x._device)
     t._vbox = x._vbox
-    base = t._base = x if x._base is None else x._base
-    if not (base._requires_grad and base.grad_fn is None): _track_view(base, t)   # a grad leaf's views never rebase
+    t._base = x if x._base is None else x._base   # `Function.apply` registers it with its base
     if x._base is not None:
         cm = x.__dict__.get('_cmeta')
         if cm is not None: t._cmeta = (cm[0], None, 0)   # a view of a no_grad / multi-output view inherits the rule
     return t
 
-def _track_view(base: Tensor, v: Tensor) -> None:
-    "Remember `v` (weakly) as a view of `base`, for when an in-place op rewrites the base's history."
-    refs = base.__dict__.get('_views')
-    if refs is None: refs = base.__dict__['_views'] = []
-    refs.append(weakref.ref(v))
-    n = len(refs)
-    if n >= 64 and not n & (n - 1): refs[:] = [r for r in refs if r() is not None]   # drop dead ones now and then
 
 def _shape_args(shape: tuple) -> tuple:
     "Accept `f(2, 3)` or `f((2, 3))`."

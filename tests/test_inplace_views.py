@@ -632,3 +632,17 @@ def test_expanded_write_warnings(name):
             f(L, L.zeros(1).expand(3))
         got.append([str(x.message).split(' (Triggered')[0] for x in w])
     assert got[1] == got[0]
+
+
+def test_complex_part_views_see_base_writes():
+    "Live .real/.imag views of a complex tensor read its new history after in-place ops on it or on each other."
+    grads = []
+    for L in (torch, mt):
+        x = L.tensor([1 + 2j, 3 - 1j], requires_grad=True)
+        b = x * 1
+        r, i = b.real, b.imag
+        b.mul_(2)
+        r.mul_(3)
+        (r * L.tensor([1., 2.]) + i * L.tensor([3., 4.])).sum().backward()
+        grads.append(x.grad)
+    _close(grads[1], grads[0])
