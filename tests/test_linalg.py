@@ -268,6 +268,28 @@ def test_dtype_errors(name, dtype):
     assert _err(lambda: getattr(mla, name)(m)) == _err(lambda: getattr(torch.linalg, name)(t))
 
 
+@pytest.mark.parametrize("dtype", ['int64', 'float16', 'bfloat16'])
+def test_dtype_errors_two_arguments(dtype):
+    t = torch.eye(2).to(getattr(torch, dtype))
+    m = minitorch.eye(2).to(getattr(minitorch, dtype))
+    for f in (lambda L, a: L.solve(a, a), lambda L, a: L.solve_triangular(a, a, upper=True),
+              lambda L, a: L.lstsq(a, a), lambda L, a: L.inv_ex(a), lambda L, a: L.cholesky_ex(a),
+              lambda L, a: L.matrix_power(a, -1), lambda L, a: L.lu(a), lambda L, a: L.cond(a)):
+        assert _err(lambda: f(mla, m)) == _err(lambda: f(torch.linalg, t))
+
+
+def test_tensor_methods_tensorinv_tensorsolve_logdet():
+    a = rand(2, 3, 3) + 3 * torch.eye(3, dtype=torch.float64)
+    A = M(a)
+    close(A.det(), a.det()); close(A.inverse(), a.inverse()); close(A.logdet(), a.logdet())
+    close(mla.logdet(M(-a)), torch.logdet(-a))
+    t4 = rand(4, 6, 8, 3)
+    close(mla.tensorinv(M(t4), ind=2), torch.linalg.tensorinv(t4, ind=2))
+    b = rand(4, 6, seed=1)
+    close(mla.tensorsolve(M(t4), M(b)), torch.linalg.tensorsolve(t4, b))
+    close(mla.matmul(M(a), M(a)), torch.linalg.matmul(a, a))
+
+
 def test_shape_errors():
     for f in ('inv', 'det', 'cholesky'):
         assert _err(lambda: getattr(mla, f)(minitorch.ones(2, 3))) == _err(lambda: getattr(torch.linalg, f)(torch.ones(2, 3)))
