@@ -1230,8 +1230,6 @@ def __setitem__(self: Tensor, key: Any, value: Any) -> None:
     if not isinstance(value, Tensor): _check_scalar(value, self.dtype)
     elif not _is_basic(k): _check_put_dtype(self, k, value)
     value = _scalar_arg(value)
-    if isinstance(value, Tensor) and not dt.can_cast(value.dtype, self.dtype) and False:
-        pass
     inplace(self, lambda x, v: _CopySlices.apply(x, npk, v, False), value)
 
 def _check_put_dtype(x: Tensor, key: tuple, v: Tensor) -> None:
