@@ -566,7 +566,7 @@ class Unary(Function):
         d = x.dtype
         if op in _REFUSE: check_kernel(op, d)
         xs = x.detach().reshape(1) if op == 'erf' and x.ndim == 0 else x   # the numpy erf wants an array
-        if op == 'sigmoid' and d.is_complex:   # 1 / (1 + e^-z), as PyTorch (the real kernels use |x|)
+        if op == 'sigmoid' and d.is_complex and d is not dt.complex32:   # 1 / (1 + e^-z) (the real kernels use |x|)
             y = binary_forward('div', 1.0, binary_forward('add', unary_forward('exp', unary_forward('neg', x)), 1.0))
         elif is_float and not (d.is_floating_point or d.is_complex):
             y = unary_forward(op, xs, in_dtype=dt.get_default_dtype())
