@@ -561,6 +561,12 @@ def from_numpy(arr: np.ndarray) -> Tensor:
     if arr.ndim == 0 or arr.flags.c_contiguous:
         base = arr.reshape(-1)
         return Tensor._make(TensorData(base, arr.shape), d, _CPU)
+    item = arr.itemsize
+    if arr.size and all(s % item == 0 for s in arr.strides):   # a strided view: share it, strides and all
+        es = tuple(s // item for s in arr.strides)
+        span = 1 + builtins.sum((n - 1) * s for n, s in zip(arr.shape, es))
+        flat = np.lib.stride_tricks.as_strided(arr, shape=(span,), strides=(item,))   # the same memory, 1-D
+        return Tensor._make(TensorData(flat, arr.shape, es, 0), d, _CPU)
     return tensor(arr)
 
 def is_tensor(obj: Any) -> bool:

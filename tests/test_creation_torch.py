@@ -465,3 +465,15 @@ def test_tensor_from_python_list_has_no_float64_copy(dtype):
         tracemalloc.stop()
     # a float64 intermediate alone would take 8 bytes per element; float32 (4) plus the tensor is the budget
     assert peak < len(vals) * (4 + d.itemsize) * 1.2 + 200_000, (peak, len(vals))
+
+
+@pytest.mark.parametrize("view", [lambda a: a[:, ::2], lambda a: a.T, lambda a: a[1:, 1:3], lambda a: a[::2],
+                                  lambda a: a[:, 1], lambda a: a[2:, ::3]])
+def test_from_numpy_shares_strided_views(view):
+    a, b = np.arange(12.0).reshape(3, 4), np.arange(12.0).reshape(3, 4)
+    t, m = torch.from_numpy(view(a)), minitorch.from_numpy(view(b))
+    assert m.tolist() == t.tolist() and m.stride() == t.stride() and m.is_contiguous() == t.is_contiguous()
+    view(a)[...] += 100
+    view(b)[...] += 100
+    assert m.tolist() == t.tolist()          # the same memory as the array, like torch
+    assert (m * 2).sum().item() == (t * 2).sum().item()
