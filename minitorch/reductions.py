@@ -861,7 +861,7 @@ def einsum(equation: str, *operands: Tensor) -> Tensor:
                 name = '...' if isinstance(l, tuple) else l
                 raise RuntimeError(f"einsum(): subscript {name} has size {s} for operand {k} which does not "
                                    f"broadcast with previously seen size {size[l]}")
-            size[l] = builtins.max(size.get(l, 1), s)
+            if size.get(l, 1) == 1: size[l] = s          # a size-1 dim broadcasts (also against size 0)
         ops.append(_einsum_undiag(x, labels))
     ell = [('...', j) for j in range(n_ell)]
     if arrow:

@@ -500,3 +500,22 @@ def test_matmul_family_layouts(dtype):
                     f = lambda L, x, ob=ob, op=op: getattr(L, op)(x, ob if L is torch else to_mt(ob))
                     bad += [f"{op} {shape} {layout} @ {other}: {e}" for e in compare(f, shape, dtype, layout)]
     _report(bad)
+
+
+@pytest.mark.parametrize('eq,a,b', [('ij,jk->ik', (3, 4), (4, 5)), ('ii->i', (3, 3), None), ('ii', (3, 3), None),
+                                    ('bij,bjk->bik', (2, 3, 4), (2, 4, 5)), ('...ij,...jk', (2, 3, 4), (4, 5)),
+                                    ('i,i', (4,), (4,)), ('i,j->ij', (3,), (4,)), ('ij->', (3, 4), None),
+                                    ('bii->b', (2, 3, 3), None), ('ijk,k->ij', (2, 3, 4), (4,)),
+                                    ('i,i->', (0,), (0,)), ('ij,ij->ij', (2, 1), (2, 0)), ('ij,jk', (2, 3), (1, 4))])
+@pytest.mark.parametrize('dtype', [torch.float64, torch.complex128])
+def test_einsum(eq, a, b, dtype):
+    g = torch.Generator().manual_seed(0)
+    ops = [torch.randn(a, generator=g, dtype=dtype).requires_grad_(True)]
+    if b: ops.append(torch.randn(b, generator=g, dtype=dtype).requires_grad_(True))
+    mops = [to_mt(o, True) for o in ops]
+    r, m = torch.einsum(eq, *ops), mt.einsum(eq, *mops)
+    torch.testing.assert_close(to_torch(m), r.detach())
+    go = torch.randn(r.shape, generator=g, dtype=dtype)
+    (r * go).sum().real.backward()
+    (m * to_mt(go)).sum().real.backward()
+    for o, mo in zip(ops, mops): torch.testing.assert_close(to_torch(mo.grad), o.grad)
