@@ -845,8 +845,8 @@ def _is_basic(key: tuple) -> bool:
                         for k in key)
 
 def _check_bounds(key: tuple, shape: tuple) -> None:
-    "Raise PyTorch's IndexError for out-of-range integer array indices."
-    dim = 0
+    "Raise PyTorch's IndexError for out-of-range integer array indices (naming the index's place among them)."
+    dim = adv = 0
     ell = builtins.sum(1 for k in key if k is Ellipsis)
     consumed = builtins.sum(1 if not isinstance(k, np.ndarray) or k.dtype != np.bool_ else k.ndim
                             for k in key if k is not None and k is not Ellipsis)
@@ -861,12 +861,13 @@ def _check_bounds(key: tuple, shape: tuple) -> None:
                     if dim + j < len(shape) and k.shape[j] != shape[dim + j]:
                         raise IndexError(f"The shape of the mask {list(k.shape)} at index {j} does not match the "
                                          f"shape of the indexed tensor {list(shape)} at index {dim + j}")
-                dim += k.ndim
+                dim += k.ndim; adv += k.ndim
                 continue
             if dim < len(shape) and k.size:
                 n = shape[dim]
                 bad = k[(k >= n) | (k < -n)]
-                if bad.size: raise IndexError(f"index {bad.flat[0]} is out of bounds for dimension {dim} with size {n}")
+                if bad.size: raise IndexError(f"index {bad.flat[0]} is out of bounds for dimension {adv} with size {n}")
+            adv += 1
         elif isinstance(k, builtins.int) and dim < len(shape):
             n = shape[dim]
             if not -n <= k < n: raise IndexError(f"index {k} is out of bounds for dimension {dim} with size {n}")

@@ -646,3 +646,17 @@ def test_complex_part_views_see_base_writes():
         (r * L.tensor([1., 2.]) + i * L.tensor([3., 4.])).sum().backward()
         grads.append(x.grad)
     _close(grads[1], grads[0])
+
+
+@pytest.mark.parametrize('key', [(slice(None), [3]), ([0], [3]), ([0], slice(None), [9]), (slice(None), slice(None), [9]),
+                                 (slice(None), [0], [9]), ([5],), (1, [3]), (1, slice(None), [7]),
+                                 (None, slice(None), [3]), ([0], [0], [7])])
+def test_index_out_of_bounds_names_the_index(key):
+    def err(L, write):
+        x = L.ones(2, 3, 4)
+        with pytest.raises(IndexError) as e:
+            if write: x[key] = 1.
+            else: x[key]
+        return str(e.value)
+    for write in (False, True):
+        assert err(mt, write) == err(torch, write)
