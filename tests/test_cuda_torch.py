@@ -3,6 +3,7 @@
 Under the CUDA simulator every thread is a Python thread, so every tensor here is tiny (at most 4x5)."""
 import contextlib
 import math
+import re
 import warnings
 
 import numpy as np
@@ -33,7 +34,14 @@ _IVALS = [-7, -1, 0, 1, 2, 5, 3, -2, 4, 6, -5, 7, 0, 2, -3, 1, 9, -4, 8, 3]
 _VIEWS_COPY = "08c_views View.forward: a reshape that must copy goes through TensorData.reshape (numpy) on device data"
 _WHERE_DEVICE = "08_ops Where.forward: the device comes from `a`, `b` only, so where(cuda_cond, cpu0d, cpu0d) runs on cpu"
 _LOG_SOFTMAX_16 = "08b_reductions LogSoftmax: 16-bit log_softmax along dim 0 is 1-3 ulps off PyTorch (cpu as well)"
-KNOWN = {"log_softmax": _LOG_SOFTMAX_16, "heaviside": _WHERE_DEVICE, "zerod_where": _WHERE_DEVICE, "reshape": _VIEWS_COPY, "flatten": _VIEWS_COPY,
+_DEVICE_NAME = "08_ops `_device_of` names a cuda tensor's device 'cuda', PyTorch 'cuda:0'"
+_NO_DEVICE_CHECK = "08c_views Cat / 08b_reductions matmul: the backend of the first tensor runs, without a device check"
+_NUMPY_PATH = "a numpy-only path on device data (see the case's name)"
+KNOWN = {"view_as_real": "08c_views view_as_real reads DeviceStorage.view", "bincount": "08c_views bincount returns a cpu tensor",
+         "ce_label_smoothing": "12b nn.functional.cross_entropy(label_smoothing=...) calls valid.numpy()",
+         "gradcheck": "07_autograd gradcheck calls .numpy() on its inputs", "data_ptr": "06_tensor data_ptr reads __array_interface__",
+         "dev_add": _DEVICE_NAME, "dev_radd": _DEVICE_NAME, "dev_where": _DEVICE_NAME, "cat_cpu_first": _NO_DEVICE_CHECK,
+         "stack_cpu_first": _NO_DEVICE_CHECK, "matmul_cpu_first": _NO_DEVICE_CHECK, "log_softmax": _LOG_SOFTMAX_16, "heaviside": _WHERE_DEVICE, "zerod_where": _WHERE_DEVICE, "reshape": _VIEWS_COPY, "flatten": _VIEWS_COPY,
          "reshape_T": _VIEWS_COPY, "flatten_narrowed_T": _VIEWS_COPY, "repeat": _VIEWS_COPY, "tile": _VIEWS_COPY,
          "argmax": _VIEWS_COPY}
 
@@ -246,24 +254,49 @@ def test_python_scalars_are_wrapped_numbers_on_the_tensors_device(dtype, s):
     check(lambda t, a: a / s, x)
 
 
-def test_zero_dim_cpu_tensor_mixes_with_cuda_but_others_do_not():
+def test_zero_dim_cpu_tensor_mixes_with_cuda():
     a = make("float32", "contiguous")
     s = torch.tensor(2.5), mt.tensor(2.5), mt.tensor(2.5)   # a 0-d cpu tensor in every slot
     check(lambda t, x, y: x + y, a, s)
     check(lambda t, x, y: y * x, a, s)
     check(lambda t, x, y: t.where(x > 0, x, y), a, s)
-    with known("zerod_where"): check(lambda t, x, y: t.where(x > 0, y, y), a, s)
     check(lambda t, x, y: t.maximum(x, y), a, s)
     check(lambda t, x, y: x.clamp(min=y), a, s)
-    c = mt.tensor([1.0, 2.0, 3.0, 4.0])
-    msg = "Expected all tensors to be on the same device, but found at least two devices, (cuda:0 and cpu|cpu and cuda:0)!"
-    for f in [lambda: a[1] @ c.reshape(4, 1), lambda: mt.cat([a[1], c.reshape(1, 4)]), lambda: mt.stack([a[1][0], c]),
-              lambda: mt.where(a[1] > 0, c, a[1]), lambda: a[1].exp() + c, lambda: a[1].sum(0) * c]:
-        with pytest.raises(RuntimeError, match=msg):
+    check(lambda t, x, y: t.xlogy(x, y), a, s)
+
+
+def test_zero_dim_cpu_tensors_on_both_sides_of_where_follow_the_condition():
+    a = make("float32", "contiguous")
+    s = torch.tensor(2.5), mt.tensor(2.5), mt.tensor(2.5)
+    with known("zerod_where"): check(lambda t, x, y: t.where(x > 0, y, y), a, s)
+
+
+_SAME = "Expected all tensors to be on the same device, but found at least two devices, (cuda:0 and cpu|cpu and cuda:0)!"
+
+
+def test_mixed_devices_raise_torchs_error():
+    x, c = mt.ones(3, 4, device="cuda"), mt.ones(4)
+    for f in [lambda: x @ c.reshape(4, 1), lambda: mt.cat([x, c.reshape(1, 4)]), lambda: mt.stack([x[0], c]),
+              lambda: x.T @ mt.ones(3, 2), lambda: mt.bmm(x[None], mt.ones(1, 4, 2))]:
+        with pytest.raises(RuntimeError, match=_SAME):
             f()
-    for f in [lambda: a[1] + c, lambda: c + a[1]]:   # 08_ops `_device_of` names the device 'cuda', not 'cuda:0'
-        with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device"):
+
+
+@pytest.mark.parametrize("case", ["dev_add", "dev_radd", "dev_where", "cat_cpu_first", "stack_cpu_first", "matmul_cpu_first"])
+def test_mixed_devices_raise_torchs_error_in_the_frontends(case):
+    x, c = mt.ones(3, 4, device="cuda"), mt.ones(3, 4)
+    f = {"dev_add": lambda: x + c, "dev_radd": lambda: c + x, "dev_where": lambda: mt.where(x > 0, c, x),
+         "cat_cpu_first": lambda: mt.cat([c, x]), "stack_cpu_first": lambda: mt.stack([c, x]),
+         "matmul_cpu_first": lambda: c @ x.T}[case]
+    with known(case):
+        try:
             f()
+        except RuntimeError as e:
+            assert re.search(_SAME, str(e)), str(e)
+        except Exception as e:
+            raise AssertionError(f"{type(e).__name__}: {e}") from e
+        else:
+            raise AssertionError("no error")
 
 
 # ---------------------------------------------------------------- reductions, scans, softmax
@@ -449,3 +482,18 @@ def test_setitem_copies_across_devices_but_index_put_does_not():
     assert y.tolist() == [1.0, 2.0, 3.0]
     with pytest.raises(RuntimeError, match="same device"):
         y[mt.tensor([0, 2], device="cuda")] = mt.tensor([5.0, 6.0])
+
+
+OTHER = {
+    "view_as_real": lambda t, x: t.view_as_real(x.to(t.complex64)),
+    "bincount": lambda t, x: t.bincount(x.abs().to(t.int64).flatten()),
+    "ce_label_smoothing": lambda t, x: t.nn.functional.cross_entropy(x.nan_to_num(), t.tensor([0, 1, 3], device=x.device),
+                                                                     label_smoothing=0.1),
+    "gradcheck": lambda t, x: t.autograd.gradcheck(lambda a: (a * a).sum(), (x.to(t.float64).nan_to_num().requires_grad_(),)),
+    "data_ptr": lambda t, x: isinstance(x.data_ptr(), int),
+}
+
+
+@pytest.mark.parametrize("case", list(OTHER))
+def test_other_chapters_on_cuda(case):
+    with known(case): check(OTHER[case], make("float32", "contiguous", finite=True))
