@@ -42,9 +42,12 @@ def make_base(shape, dtype: str, seed: int) -> torch.Tensor:
     if dtype == 'bool': return (torch.rand(shape, generator=g) > 0.5)
     if dtype == 'int64': return torch.randint(-4, 5, shape, generator=g)
     if dtype.startswith('complex'):
-        return torch.complex(torch.randn(shape, generator=g), torch.randn(shape, generator=g)).to(getattr(torch, dtype))
+        z = torch.complex(torch.randn(shape, generator=g), torch.randn(shape, generator=g)).to(getattr(torch, dtype))
+        if n >= 6: z.view(-1)[5] = 0                    # an exact zero
+        return z
     x = torch.randn(shape, generator=g, dtype=torch.float64)
     if n >= 4: x.view(-1)[1] = x.view(-1)[3]          # a tie
+    if n >= 6: x.view(-1)[5] = 0                        # an exact zero
     return x.to(getattr(torch, dtype))
 
 
