@@ -405,12 +405,8 @@ def _infer_and_flatten(data: Any) -> tuple[list, tuple, dtype]:
         shape.append(len(probe))
         if len(probe) == 0: break
         probe = probe[0]
-    if len(shape) == 1 and isinstance(data, list) and not any(_is_seq(v) for v in data[:1]):
-        flat = data       # a flat list is read in place (copied below only if it holds tensors)
-        if any(_is_seq(v) for v in data):
-            raise TypeError(f"'{type(next(v for v in data if _is_seq(v))).__name__}' object cannot be "
-                            "interpreted as an integer")
-        return _infer_dtype(flat, shape)
+    if len(shape) == 1 and isinstance(data, list) and set(map(type, data)) <= _PY_SCALARS:
+        return _infer_dtype(data, tuple(shape))   # a flat list of Python numbers is read in place
     flat: list = []
     def walk(x, d):
         if d == len(shape):
@@ -424,8 +420,15 @@ def _infer_and_flatten(data: Any) -> tuple[list, tuple, dtype]:
     walk(data, 0)
     return _infer_dtype(flat, tuple(shape))
 
+_PY_SCALARS = {builtins.bool, builtins.int, builtins.float, builtins.complex}
+
 def _infer_dtype(flat: list, shape: tuple) -> tuple[list, tuple, dtype]:
     "The promoted dtype of the elements of `flat` (0-d tensors among them read as numbers)."
+    types = set(map(type, flat))
+    if types <= _PY_SCALARS:   # the common case, decided from the set of types alone
+        kind = ('c' if builtins.complex in types else 'f' if builtins.float in types else
+                'i' if builtins.int in types else 'b' if types else 'f')
+        return flat, shape, _default_for_kind(kind)
     inferred = None
     copied = False
     for i, v in enumerate(flat):
