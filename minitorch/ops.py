@@ -835,10 +835,11 @@ class ToCopy(Function):
     "Cast to another dtype/device; the gradient is cast back."
     _node_name = 'ToCopyBackward0'
     @staticmethod
-    def forward(ctx, x, d, dev):
+    def forward(ctx, x, d, dev, fmt=None):
         ctx.src = (x.dtype, x._device)
         bk = get_backend(x._device.type)
-        data = bk.copy(x._data, d) if d is not x.dtype or dev == x._device else x._data
+        if dev == x._device: return Tensor._make(_clone_data(x, fmt, d), d, dev)   # strides as `clone` keeps them
+        data = bk.copy(x._data, d) if d is not x.dtype else x._data
         if dev != x._device:
             host = bk.to_host(data)
             data = get_backend(dev.type).from_host(host)
@@ -847,7 +848,7 @@ class ToCopy(Function):
     def backward(ctx, g):
         d, dev = ctx.src
         if not d.is_complex and g.dtype.is_complex: g = g.real
-        return g.to(dtype=d, device=dev), None, None
+        return g.to(dtype=d, device=dev), None, None, None
 
 class memory_format:
     "A memory layout request for `clone`/`contiguous`: PyTorch's `preserve_format`, `contiguous_format`, `channels_last`."
@@ -884,9 +885,9 @@ def _layout_order(shape: tuple, strides: tuple, fmt: Any) -> list:
             elif c < 0: break
     return perm
 
-def _clone_data(x: Tensor, fmt: Any) -> TensorData:
-    "A copy of `x`'s data laid out as `fmt` asks: its strides when dense (preserve_format), else a dense permutation."
-    d, bk = x._data, get_backend(x._device.type)
+def _clone_data(x: Tensor, fmt: Any, dtype_: dtype | None = None) -> TensorData:
+    "A copy of `x`'s data (cast to `dtype_`) laid out as `fmt` asks: its strides when dense, else a dense permutation."
+    d, bk, od = x._data, get_backend(x._device.type), dtype_ or x.dtype
     if getattr(fmt, 'name', 'preserve_format') == 'preserve_format' and _dense(d.shape, d.strides):
         order = sorted(range(d.ndim), key=lambda i: d.strides[i])   # fastest-varying first
         strides = d.strides
@@ -896,12 +897,12 @@ def _clone_data(x: Tensor, fmt: Any) -> TensorData:
         for i in order: strides[i] = acc; acc *= builtins.max(d.shape[i], 1)
         strides = tuple(strides)
     slow = order[::-1]
-    if slow == list(range(d.ndim)): c = bk.copy(d, x.dtype)
+    if slow == list(range(d.ndim)): c = bk.copy(d, od)
     else:                                      # copy in memory order: a permuted view made contiguous
         pd = object.__new__(TensorData)
         pd.storage, pd.offset = d.storage, d.offset
         pd.shape, pd.strides = tuple(d.shape[i] for i in slow), tuple(d.strides[i] for i in slow)
-        c = bk.copy(pd, x.dtype)
+        c = bk.copy(pd, od)
     if c.shape == d.shape and c.strides == strides: return c
     td = object.__new__(TensorData)
     td.storage, td.shape, td.strides, td.offset = c.storage, d.shape, strides, 0
@@ -935,7 +936,7 @@ def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     "This tensor with another dtype and/or on another device (itself when nothing changes)."
     d, dev = _parse_to(self, args, kwargs)
     if d is self.dtype and dev == self._device and not kwargs.get('copy', False): return self
-    return ToCopy.apply(self, d, dev)
+    return ToCopy.apply(self, d, dev, kwargs.get('memory_format'))
 
 def _caster(d: dtype) -> Any:
     def f(self: Tensor, memory_format: Any = None) -> Tensor:

@@ -575,3 +575,14 @@ def test_binary_mixed_dtypes(op, dtype):
         bad += compare(BINARY[op], a, _second(kind), grad=False, what=f"{dtype} with {kind}")
         bad += compare(BINARY[op], _second(kind), a, grad=False, what=f"{kind} with {dtype}")
     assert not bad, f"{op}: " + "\n".join(bad[:6])
+
+
+@pytest.mark.parametrize('case', list(CLONES))
+def test_cast_keeps_layout(case):
+    "`.to(dtype)` copies with `preserve_format` too, as PyTorch."
+    t, m = CLONES[case](torch).double(), CLONES[case](mt).double()
+    assert tuple(m.stride()) == tuple(t.stride())
+    _same(m, t)
+    t = CLONES[case](torch).to(torch.float16, memory_format=torch.contiguous_format)
+    m = CLONES[case](mt).to(mt.float16, memory_format=mt.ops.contiguous_format)
+    assert tuple(m.stride()) == tuple(t.stride())
