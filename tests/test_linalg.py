@@ -259,7 +259,7 @@ def _err(f):
     return None
 
 
-@pytest.mark.parametrize("name", ['inv', 'det', 'slogdet', 'cholesky', 'qr', 'svd', 'svdvals', 'eigh', 'eigvalsh',
+@pytest.mark.parametrize("name", ['inv', 'det', 'slogdet', 'cholesky', 'qr', 'svd', 'svdvals', 'eigh', 'eigvalsh', 'eig', 'eigvals',
                                   'matrix_exp', 'lu_factor', 'vector_norm', 'matrix_norm', 'pinv'])
 @pytest.mark.parametrize("dtype", ['int64', 'float16', 'bfloat16'])
 def test_dtype_errors(name, dtype):
@@ -367,6 +367,35 @@ def test_gradients_vs_torch(case, dtype):
     for t, m in zip(tg, mg):
         assert m is not None
         close(m, t, 1e-7)
+
+
+def _sorted(w):
+    w = w.detach().numpy() if isinstance(w, minitorch.Tensor) else w.detach().numpy()
+    return np.array([sorted(r, key=lambda z: (round(z.real, 5), round(z.imag, 5))) for r in w.reshape(-1, w.shape[-1])])
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_eig_values_and_gradients(dtype):
+    a = rand(3, 6, 6, dtype=dtype)
+    tol = TOL[dtype] * 100
+    w, v = mla.eig(noncontig(a))
+    wt = torch.linalg.eigvals(a)
+    assert w.dtype == M(wt).dtype and v.dtype == w.dtype
+    close(_sorted(w), _sorted(wt), tol)
+    close(_sorted(mla.eigvals(M(a))), _sorted(wt), tol)
+    close(M(a).to(w.dtype) @ v, v * w.unsqueeze(-2), tol)            # A V = V diag(w)
+    close(mla.vector_norm(v, dim=-2), np.ones((3, 6)), tol)          # unit eigenvectors, as LAPACK
+    if dtype in (torch.float64, torch.complex128):                    # order- and phase-invariant loss
+        def f(L, x):
+            w, v = L.eig(x)
+            return (w * w).real.sum() + (v.abs() ** 2 * w.real.unsqueeze(-2)).sum() + w.abs().sum()
+        t = a.clone().requires_grad_(); f(torch.linalg, t).backward()
+        m = M(a, requires_grad=True); f(mla, m).backward()
+        close(m.grad, t.grad, 1e-8)
+        assert gradcheck(lambda x: (lambda w, v: (w * w, v.abs() ** 2))(*mla.eig(x)), (M(a[0], requires_grad=True),))
+    ac = M(rand(4, 4, dtype=torch.complex128), requires_grad=True)
+    with pytest.raises(RuntimeError, match="linalg_eig_backward: The eigenvectors in the complex case"):
+        mla.eig(ac)[1].real.sum().backward()
 
 
 def test_det_singular_gradient_is_zero():
