@@ -975,7 +975,15 @@ def cuda(self: Tensor, device: Any = None) -> Tensor:
 
 @patch
 def contiguous(self: Tensor, memory_format: Any = None) -> Tensor:
-    "Itself if contiguous, else a contiguous copy (differentiable)."
+    "Itself if already laid out as `memory_format` asks (row-major by default), else such a copy (differentiable)."
+    name = getattr(memory_format, 'name', 'contiguous_format')
+    if name in ('channels_last', 'channels_last_3d'):
+        d = self._data
+        order = _layout_order(d.shape, d.strides, memory_format)
+        want, acc = [0] * d.ndim, 1
+        for i in order: want[i] = acc; acc *= builtins.max(d.shape[i], 1)
+        same = builtins.all(d.strides[i] == want[i] for i in range(d.ndim) if d.shape[i] > 1)
+        return self if same else Clone.apply(self, memory_format)
     return self if is_contiguous(self._data) else Clone.apply(self, contiguous_format)
 
 class Conj(Function):

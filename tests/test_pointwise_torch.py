@@ -522,6 +522,9 @@ def test_clone_channels_last_and_independent_storage():
     x_t = torch.arange(24.0).reshape(1, 2, 3, 4); x_m = mt.arange(24.0).reshape(1, 2, 3, 4)
     c_t, c_m = x_t.clone(memory_format=torch.channels_last), x_m.clone(memory_format=mt.ops.channels_last)
     assert tuple(c_m.stride()) == tuple(c_t.stride()); _same(c_m, c_t)
+    cc_t, cc_m = x_t.contiguous(memory_format=torch.channels_last), x_m.contiguous(memory_format=mt.ops.channels_last)
+    assert tuple(cc_m.stride()) == tuple(cc_t.stride()) and cc_m.contiguous(memory_format=mt.ops.channels_last) is cc_m
+    assert tuple(cc_m.contiguous().stride()) == tuple(cc_t.contiguous().stride())
     with pytest.raises(RuntimeError, match="required rank 4 tensor to use channels_last format"):
         mt.ones(2, 3).clone(memory_format=mt.ops.channels_last)
     x = mt.arange(6.0).reshape(2, 3).t()
