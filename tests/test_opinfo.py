@@ -3,7 +3,8 @@
 The fast slice runs in CI: over the ops of `CLEAN` it asserts zero value/dtype/shape/stride/grad mismatches, no
 crash or hang, and an error mismatch rate (error-class, minitorch-raised, minitorch-did-not-raise) below
 `ERROR_RATE`. `KNOWN_FAILING` lists every other op of the database with the reason it is left out; when you fix
-one, move it to `CLEAN` (`tests/opinfo_report.py --ops <name> -n 2000` shows what is left). The slow run
+one, move it to `CLEAN` (`tests/opinfo_report.py --ops <name> -n 2000` shows what is left; `tests/opinfo_report.py
+-n 20000 --start 100000 --update-lists` reclassifies every op from the slow run's seeds). The slow run
 (`--runslow`) samples every op, clean or not, and asserts the same over `CLEAN`.
 """
 import collections
@@ -17,6 +18,7 @@ import opinfo  # noqa: E402
 
 HARD = ('value', 'dtype', 'shape', 'stride', 'alias', 'grad', 'crash', 'hang')
 SOFT = ('error-class', 'minitorch-raised', 'minitorch-did-not-raise')
+FAST_N, FAST_CHAIN_P = 1500, 0.3
 ERROR_RATE = 0.06          # at most this share of programs may disagree on errors (4.5% on the tree of 2026-11-24)
 
 # Ops with a value/dtype/shape/grad/crash mismatch on the current tree; the reason is the first one seen.
@@ -277,7 +279,7 @@ def test_coverage():
 
 def test_opinfo_fast_slice():
     "1,500 seeded programs over the clean ops (30% chains): no value/dtype/grad mismatch, few error mismatches."
-    n, ms, _ = _run(range(1500), CLEAN, chain_p=0.3)
+    n, ms, _ = _run(range(FAST_N), CLEAN, chain_p=FAST_CHAIN_P)
     _check(n, ms, set(CLEAN))
 
 
