@@ -796,4 +796,4 @@ def _lbfgs_public_step(self: LBFGS, closure: Callable) -> Any:
 LBFGS.step = _lbfgs_public_step
 
 # %% ../../nbs/14_optim.ipynb #adf9df7c
-from . import lr_scheduler
+from . import lr_scheduler, swa_utils
