@@ -134,7 +134,7 @@ def _need_float2(name: str, a: Any, b: Any) -> None:
 def _same_dtype(name: str, *ts: Tensor) -> None:
     for t in ts[1:]:
         if t.dtype != ts[0].dtype:
-            raise RuntimeError(f"{name}: expected all tensors to have the same dtype, but got {ts[0].dtype} and {t.dtype}")
+            raise RuntimeError(f"{name} expects all tensors to have the same dtype")
 
 def _float(x: Tensor) -> Tensor:
     "Integer and bool tensors become the default float dtype."
@@ -365,7 +365,7 @@ def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any 
 def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     "Mean of the non-NaN elements."
     if not input.dtype.is_floating_point:
-        raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype but got {str(input.dtype).split('.')[-1].capitalize()}")
+        raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype but got {torch_name(input.dtype)}")
     cnt = nansum((~isnan(input)).to(input.dtype if dtype is None else dtype), dim, keepdim)
     return nansum(input, dim, keepdim, dtype=dtype) / cnt
 
@@ -550,8 +550,9 @@ def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
 
 def cdist(x1: Tensor, x2: Tensor, p: float = 2.0) -> Tensor:
     "Pairwise p-norm distances between the rows of `x1` (..., P, M) and `x2` (..., R, M)."
-    if x1.dtype != x2.dtype: raise RuntimeError(f"cdist only supports floating-point dtypes, X2 got: {x2.dtype}" if not x2.dtype.is_floating_point else f"X1 and X2 must have the same dtype, X1: {x1.dtype} X2: {x2.dtype}")
-    if not x1.dtype.is_floating_point: raise RuntimeError(f"cdist only supports floating-point dtypes, X1 got: {x1.dtype}")
+    if not x1.dtype.is_floating_point: raise RuntimeError(f"cdist only supports floating-point dtypes, X1 got: {torch_name(x1.dtype)}")
+    if not x2.dtype.is_floating_point: raise RuntimeError(f"cdist only supports floating-point dtypes, X2 got: {torch_name(x2.dtype)}")
+    if x1.dtype != x2.dtype: raise RuntimeError(f"expected scalar type {torch_name(x1.dtype)} but found {torch_name(x2.dtype)}")
     d = x1.unsqueeze(-2) - x2.unsqueeze(-3)
     if p == 1: return abs(d).sum(-1)
     if p == 2:
@@ -584,7 +585,7 @@ def meshgrid(*tensors: Any, indexing: str = 'ij') -> tuple:
     "Coordinate grids from 1-D tensors (`indexing='ij'` matrix, `'xy'` Cartesian)."
     ts = _seq(tensors)
     if not ts: raise RuntimeError("torch.meshgrid: Expected at least one tensor")
-    _same_dtype("torch.meshgrid", *ts)
+    _same_dtype("meshgrid", *ts)
     if indexing not in ('ij', 'xy'):
         raise RuntimeError(f"torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but received: {indexing}")
     swap = indexing == 'xy' and len(ts) >= 2
@@ -830,7 +831,7 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: 
     "`input` with `alpha * source` slices added at `index` along `dim` (repeated indices accumulate)."
     d = dim % builtins.max(input.dim(), 1)
     if source.dtype != input.dtype:
-        raise RuntimeError(f"index_add_(): self ({input.dtype}) and source ({source.dtype}) must have the same scalar type")
+        raise RuntimeError(f"index_add_(): self ({torch_name(input.dtype)}) and source ({torch_name(source.dtype)}) must have the same scalar type")
     src = source if alpha == 1 else source * alpha
     return input.scatter_add(d, _index_expand(index, d, source.shape), src)
 
@@ -838,7 +839,7 @@ def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
     "`input` with the slices at `index` along `dim` replaced by those of `source`."
     d = dim % builtins.max(input.dim(), 1)
     if source.dtype != input.dtype:
-        raise RuntimeError(f"index_copy_(): self and source expected to have the same dtype, but got (self) {input.dtype} and (source) {source.dtype}")
+        raise RuntimeError(f"index_copy_(): self and source expected to have the same dtype, but got (self) {torch_name(input.dtype)} and (source) {torch_name(source.dtype)}")
     return input.scatter(d, _index_expand(index, d, source.shape), source)
 
 def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
@@ -932,9 +933,9 @@ def _swap(f: Any) -> Any:
     def g(self, *a, **k):
         r = f(self, *a, **k)
         if f is float_power and self.dtype not in (dt.float64, dt.complex128):
-            raise RuntimeError(f"the base given to float_power_ has dtype {self.dtype} but the operation's result requires dtype {r.dtype}")
+            raise RuntimeError(f"the base given to float_power_ has dtype {torch_name(self.dtype)} but the operation's result requires dtype {torch_name(r.dtype)}")
         if not dt.can_cast(r.dtype, self.dtype):
-            raise RuntimeError(f"result type {r.dtype} can't be cast to the desired output type {self.dtype}")
+            raise RuntimeError(f"result type {torch_name(r.dtype)} can't be cast to the desired output type {torch_name(self.dtype)}")
         if tuple(r.shape) != tuple(self.shape):
             raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast shape {list(r.shape)}")
         return self.copy_(r)

@@ -589,3 +589,23 @@ def test_cast_keeps_layout(case):
     t = CLONES[case](torch).to(torch.float16, memory_format=torch.contiguous_format)
     m = CLONES[case](mt).to(mt.float16, memory_format=mt.ops.contiguous_format)
     assert tuple(m.stride()) == tuple(t.stride())
+
+
+MESSAGES = {
+    'index_add dtypes': lambda L: L.ones(3).index_add(0, L.tensor([0]), L.ones(1, dtype=L.float64)),
+    'index_copy dtypes': lambda L: L.ones(3).index_copy(0, L.tensor([0]), L.ones(1, dtype=L.float64)),
+    'float_power_': lambda L: L.ones(3).float_power_(2),
+    'hypot_ int': lambda L: L.ones(3, dtype=L.int64).hypot_(L.ones(3)),
+    'xlogy_ int': lambda L: L.ones(3, dtype=L.int64).xlogy_(L.ones(3)),
+    'cdist dtypes': lambda L: L.cdist(L.ones(2, 2), L.ones(2, 2, dtype=L.float64)),
+    'cdist int': lambda L: L.cdist(L.ones(2, 2, dtype=L.int64), L.ones(2, 2, dtype=L.int64)),
+    'meshgrid dtypes': lambda L: L.meshgrid(L.ones(2), L.ones(2, dtype=L.float64), indexing='ij'),
+    'nanmean int': lambda L: L.nanmean(L.ones(2, dtype=L.int64)),
+}
+
+
+@pytest.mark.parametrize('case', list(MESSAGES))
+def test_messages_use_pytorch_dtype_names(case):
+    with pytest.raises(Exception) as te: MESSAGES[case](torch)
+    with pytest.raises(Exception) as me: MESSAGES[case](mt)
+    assert type(me.value) is type(te.value) and str(me.value) == str(te.value)
