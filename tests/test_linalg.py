@@ -455,3 +455,16 @@ def test_gradcheck(dtype):
     assert gradgradcheck(lambda x: mla.inv(x), (a,))
     assert gradgradcheck(lambda x: mla.det(x), (a,))
     assert gradgradcheck(lambda x, y: mla.solve(x, y), (a, b))
+
+
+@pytest.mark.parametrize("dtype", [minitorch.float64, minitorch.complex128])
+def test_gradgradcheck_factorizations(dtype):
+    minitorch.manual_seed(1)
+    a = (minitorch.randn(3, 3, dtype=dtype) + 3 * minitorch.eye(3, dtype=dtype)).requires_grad_()
+    assert gradgradcheck(lambda x: mla.cholesky(x @ x.mH), (a,))
+    assert gradgradcheck(lambda x: mla.qr(x), (a,))
+    assert gradgradcheck(lambda x: mla.eigvalsh(x + x.mH), (a,))
+    assert gradgradcheck(lambda x: mla.svdvals(x), (a,))
+    assert gradgradcheck(lambda x: mla.matrix_exp(x), (a,))
+    assert gradgradcheck(lambda x: mla.pinv(x[:, :2]), (a,))
+    assert gradgradcheck(lambda x: mla.slogdet(x)[1], (a,))
