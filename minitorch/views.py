@@ -1124,8 +1124,8 @@ def _fill_fn(x: Tensor, value: Any) -> Tensor:
     if isinstance(value, Tensor):
         if value.ndim: raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
                                           f"{value.ndim} dimensions.")
-        return value.to(x.dtype).expand(*x.shape) * 1 if value._requires_grad else value.to(x.dtype).expand(*x.shape)
-    return tensor(value, dtype=x.dtype, device=x._device).expand(*x.shape)
+        return value.to(x.dtype).expand(x.shape) * 1 if value._requires_grad else value.to(x.dtype).expand(x.shape)
+    return tensor(value, dtype=x.dtype, device=x._device).expand(x.shape)
 
 @patch
 def fill_(self: Tensor, value: Any) -> Tensor:
