@@ -137,3 +137,14 @@ def test_unique_bincount():
              x.bincount().tolist(), L.tensor([0, 2, 2]).bincount(L.tensor([1., 2., 3.])).tolist())
         if L is torch: want = r
     assert r == want
+
+
+def test_fill_and_zero_on_0d_tensors():
+    import torch
+    for lib in (mt, torch):
+        t = lib.tensor(3)
+        t.zero_()
+        assert t.item() == 0
+        t.fill_(5)
+        assert t.item() == 5 and t.shape == ()
+    mt.nn.BatchNorm1d(3).reset_running_stats()
