@@ -268,15 +268,15 @@ def _round_half_even(x: Any) -> Any:
     if _rounder(x): return x
     r = math.floor(x + 0.5)
     if r - x == 0.5 and r % 2 != 0: r -= 1
-    return math.copysign(r, x)   # -0.4 rounds to -0.0, as in PyTorch
+    return math.copysign(float(r), x)   # -0.4 rounds to -0.0, as in PyTorch (math.floor gives an int)
 @register_jitable
-def _floor(x: Any) -> Any: return x if _rounder(x) else math.copysign(math.floor(x), x)
+def _floor(x: Any) -> Any: return x if _rounder(x) else math.copysign(float(math.floor(x)), x)
 @register_jitable
-def _ceil(x: Any) -> Any: return x if _rounder(x) else math.copysign(math.ceil(x), x)
+def _ceil(x: Any) -> Any: return x if _rounder(x) else math.copysign(float(math.ceil(x)), x)
 @register_jitable
 def _trunc(x: Any) -> Any:
     "Toward zero, from floor of |x| (the simulator's numpy floats have no `__trunc__`)."
-    return x if _rounder(x) else math.copysign(math.floor(abs(x)), x)
+    return x if _rounder(x) else math.copysign(float(math.floor(abs(x))), x)
 @register_jitable
 def _sign(x: Any) -> Any:
     if x != x: return 0.0
@@ -427,8 +427,8 @@ def _ffloordiv(a: Any, b: Any) -> Any:
     if mod != 0 and (b < 0) != (mod < 0): div -= 1
     if div == 0: return math.copysign(0.0, a) * math.copysign(1.0, b)
     if _rounder(div): return div
-    fl = math.floor(div)
-    return fl + 1 if div - fl > 0.5 else fl
+    fl = float(math.floor(div))
+    return fl + 1.0 if div - fl > 0.5 else fl
 @register_jitable
 def _fremainder(a: Any, b: Any) -> Any:
     if b == 0 or a != a or b != b or _isinf(a): return _NAN
