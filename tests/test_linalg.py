@@ -126,7 +126,7 @@ def test_eigh_large_uses_tridiagonal_ql(dtype):
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("shape", [(2, 5, 3), (2, 4, 4), (2, 3, 5)])
+@pytest.mark.parametrize("shape", [(2, 5, 3), (2, 4, 4), (2, 3, 5), (2, 50, 40), (2, 30, 45)])
 def test_svd_values(dtype, shape):
     a = rand(*shape, dtype=dtype)
     tol = TOL[dtype] * 10
