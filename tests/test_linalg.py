@@ -144,6 +144,18 @@ def test_svd_values(dtype, shape):
     close(mla.svdvals(M(a)), torch.linalg.svdvals(a), tol)
 
 
+@pytest.mark.parametrize("dtype", [torch.float64, torch.complex128])
+def test_svd_rank_deficient_and_zero(dtype):
+    low = rand(40, 5, dtype=dtype) @ rand(5, 30, dtype=dtype, seed=1)      # rank 5, n = 30 > 16
+    for a in (low, torch.zeros(40, 30, dtype=dtype), torch.zeros(20, 20, dtype=dtype)):
+        U, S, Vh = mla.svd(M(a))
+        close(S, torch.linalg.svdvals(a), 1e-9)
+        close(U.mH @ U, np.eye(U.shape[-1]), 1e-9); close(Vh @ Vh.mH, np.eye(Vh.shape[-1]), 1e-9)
+        k = min(a.shape)
+        close((U[:, :k] * S.to(U.dtype)) @ Vh[:k], a, 1e-9)
+    assert mla.matrix_rank(M(low)).item() == 5
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_lstsq_pinv_rank_values(dtype):
     a, b = rand(2, 6, 3, dtype=dtype), rand(2, 6, 2, dtype=dtype, seed=1)
