@@ -1180,6 +1180,7 @@ class CudaBackend(_backend_base()):
     def cat(self, tensors: list[TensorData], dim: int, out_dtype: dtype) -> TensorData:
         "Concatenate along `dim`: one strided copy per input into a fresh output."
         check_device(*tensors)
+        if out_dtype.numpy_dtype is None: return self._via_host("cat", tensors, dim, out_dtype)   # complex32
         shape = list(tensors[0].shape)
         shape[dim] = sum(t.shape[dim] for t in tensors)
         out = TensorData(device_empty(math.prod(shape), _np_name(out_dtype)), tuple(shape))

@@ -37,7 +37,8 @@ _LOG_SOFTMAX_16 = "08b_reductions LogSoftmax: 16-bit log_softmax along dim 0 is 
 _DEVICE_NAME = "08_ops `_device_of` names a cuda tensor's device 'cuda', PyTorch 'cuda:0'"
 _NO_DEVICE_CHECK = "08c_views Cat / 08b_reductions matmul: the backend of the first tensor runs, without a device check"
 _NUMPY_PATH = "a numpy-only path on device data (see the case's name)"
-KNOWN = {"view_as_real": "08c_views view_as_real reads DeviceStorage.view", "bincount": "08c_views bincount returns a cpu tensor",
+KNOWN = {"c32_flip": "08c_views flip refuses complex32 (\"flip_cpu\" not implemented), PyTorch's CPU flips it",
+         "view_as_real": "08c_views view_as_real reads DeviceStorage.view", "bincount": "08c_views bincount returns a cpu tensor",
          "ce_label_smoothing": "12b nn.functional.cross_entropy(label_smoothing=...) calls valid.numpy()",
          "gradcheck": "07_autograd gradcheck calls .numpy() on its inputs", "data_ptr": "06_tensor data_ptr reads __array_interface__",
          "dev_add": _DEVICE_NAME, "dev_radd": _DEVICE_NAME, "dev_where": _DEVICE_NAME, "cat_cpu_first": _NO_DEVICE_CHECK,
@@ -420,14 +421,22 @@ def test_cat_promotes_mixed_dtypes():
 
 # ---------------------------------------------------------------- complex32 and gradients
 
-def test_complex32_ops_work_or_raise_like_torch():
+C32 = {
+    "add": lambda t, x: x + x, "mul": lambda t, x: x * x, "sub": lambda t, x: x - x, "eq": lambda t, x: x == x,
+    "abs": lambda t, x: x.abs(), "conj": lambda t, x: x.conj(), "real": lambda t, x: x.real, "exp": lambda t, x: x.exp(),
+    "div": lambda t, x: x / x, "sum": lambda t, x: x.sum(), "isnan": lambda t, x: t.isnan(x),
+    "to_c64": lambda t, x: x.to(t.complex64), "to_f16": lambda t, x: x.to(t.float16), "T": lambda t, x: x.T.contiguous(),
+    "index": lambda t, x: x[1], "tensor_index": lambda t, x: x[t.tensor([0, 2])], "matmul": lambda t, x: x @ x.T,
+    "scalar": lambda t, x: x + 1, "cat": lambda t, x: t.cat([x, x]), "neg": lambda t, x: -x,
+    "setitem": lambda t, x: (x.clone().__setitem__(0, 1 + 1j), x)[1], "c32_flip": lambda t, x: t.flip(x, [0]),
+}
+
+
+@pytest.mark.parametrize("op", list(C32))
+def test_complex32_ops_work_or_raise_like_torch(op):
     c = make("complex64", "contiguous", finite=True)
     h = tuple(x.to(t.complex32) for x, t in zip(c, (torch, mt, mt)))
-    for f in [lambda t, x: x + x, lambda t, x: x * x, lambda t, x: x - x, lambda t, x: x == x, lambda t, x: x.abs(),
-              lambda t, x: x.conj(), lambda t, x: x.real, lambda t, x: x.exp(), lambda t, x: x / x,
-              lambda t, x: x.sum(), lambda t, x: t.isnan(x), lambda t, x: x.to(t.complex64),
-              lambda t, x: x.T.contiguous(), lambda t, x: x[1], lambda t, x: x @ x.T]:
-        check(f, h)
+    with known(op): check(C32[op], h)
 
 
 GRADS = {
