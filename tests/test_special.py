@@ -129,3 +129,12 @@ def test_half_inputs_round_back():
             r = getattr(torch.special, name)(t.to(getattr(torch, d)))
             assert m.dtype == getattr(minitorch, d)
             np.testing.assert_allclose(m.float().numpy(), r.float().numpy(), rtol=1e-2)
+
+
+@pytest.mark.parametrize("name", ['erfc', 'erfinv', 'gammaln', 'digamma', 'ndtri', 'log_ndtr', 'i0', 'i0e', 'i1', 'i1e',
+                                  'entr', 'erfcx', 'ndtr'])
+def test_complex_inputs_refused_like_torch(name):
+    def err(f):
+        try: f()
+        except Exception as e: return type(e).__name__, str(e)
+    assert err(lambda: getattr(ms, name)(minitorch.tensor([1 + 1j]))) == err(lambda: getattr(torch.special, name)(torch.tensor([1 + 1j])))
