@@ -6,6 +6,7 @@
 from __future__ import annotations
 import builtins
 import collections
+import functools
 import math
 from typing import Any, Sequence
 
@@ -19,11 +20,11 @@ from .autograd import Function, is_grad_enabled
 from .ops import where, exp, log, sqrt, _NoGrad, _cj, _float_of
 
 # %% auto #0
-__all__ = ['vdot', 'ger', 'reduce_data', 'Sum', 'sum', 'Mean', 'mean', 'Prod', 'prod', 'var', 'std', 'var_mean', 'std_mean',
-           'return_types', 'AMax', 'AMin', 'MaxDim', 'MinDim', 'max', 'min', 'amax', 'amin', 'aminmax', 'argmax',
-           'argmin', 'any', 'all', 'count_nonzero', 'logsumexp', 'Softmax', 'LogSoftmax', 'softmax', 'log_softmax',
-           'Cumsum', 'cumsum', 'Cumprod', 'cumprod', 'BMM', 'MM', 'Dot', 'mm', 'bmm', 'dot', 'mv', 'outer', 'matmul',
-           'einsum', 'norm']
+__all__ = ['vdot', 'ger', 'sum', 'mean', 'var', 'std', 'var_mean', 'std_mean', 'max', 'min', 'amax', 'amin', 'any', 'all',
+           'count_nonzero', 'logsumexp', 'softmax', 'log_softmax', 'cumsum', 'cumprod', 'prod', 'aminmax', 'argmax',
+           'argmin', 'reduce_data', 'Sum', 'Mean', 'Prod', 'return_types', 'AMax', 'AMin', 'MaxDim', 'MinDim',
+           'Softmax', 'LogSoftmax', 'Cumsum', 'Cumprod', 'BMM', 'MM', 'Dot', 'mm', 'bmm', 'dot', 'mv', 'outer',
+           'matmul', 'einsum', 'norm']
 
 # %% ../nbs/08b_reductions.ipynb #17cb7b0b
 def _dims(dim: Any, ndim: int) -> tuple[int, ...]:
@@ -948,10 +949,33 @@ def norm(input: Tensor, p: Any = 'fro', dim: Any = None, keepdim: bool = False, 
     if p == 1: return sum(a, dim, keepdim)
     return _NormP.apply(x, p, _dims(dim, x.ndim), keepdim)
 
+# %% ../nbs/08b_reductions.ipynb #a1e0c002
+def _numpy_names(f: Any, one_dim: bool = False) -> Any:
+    "`f` accepting `axis=`/`keepdims=` as aliases of `dim=`/`keepdim=`, as PyTorch's argument parser does; "\
+    "`one_dim`: `dim` must be one int (argmax, argmin, prod, aminmax take no tuple)."
+    name = f.__name__
+    @functools.wraps(f)
+    def g(*args: Any, **kwargs: Any) -> Any:
+        if kwargs:
+            for np_name, name_ in (('axis', 'dim'), ('keepdims', 'keepdim')):
+                if np_name in kwargs:
+                    if name_ in kwargs: raise TypeError(f"{name}() got an unexpected keyword argument '{np_name}'")
+                    kwargs[name_] = kwargs.pop(np_name)
+        if one_dim:
+            d = args[1] if len(args) > 1 else kwargs.get('dim')
+            if isinstance(d, (tuple, list)):
+                raise TypeError(f"{name}(): argument 'dim' must be int, not {type(d).__name__}")
+        return f(*args, **kwargs)
+    return g
+
+sum, mean, var, std, var_mean, std_mean, max, min, amax, amin, any, all, count_nonzero, logsumexp, softmax, \
+    log_softmax, cumsum, cumprod = map(_numpy_names, (sum, mean, var, std, var_mean, std_mean, max, min, amax, amin,
+    any, all, count_nonzero, logsumexp, softmax, log_softmax, cumsum, cumprod))
+prod, aminmax, argmax, argmin = (_numpy_names(f, one_dim=True) for f in (prod, aminmax, argmax, argmin))
+
 # %% ../nbs/08b_reductions.ipynb #f0afd2b0
 for _f in (norm, sum, mean, prod, var, std, max, min, amax, amin, aminmax, argmax, argmin, any, all, count_nonzero,
-           logsumexp, softmax, log_softmax, cumsum, cumprod, mm, bmm, dot, vdot, mv, outer, ger, matmul, var_mean,
-           std_mean):
+           logsumexp, softmax, log_softmax, cumsum, cumprod, mm, bmm, dot, vdot, mv, outer, ger, matmul):
     setattr(Tensor, _f.__name__ if _f is not vdot else 'vdot', _f)
 Tensor.ger = outer
 Tensor.__matmul__ = lambda self, other: matmul(self, other) if isinstance(other, Tensor) else NotImplemented

@@ -522,3 +522,30 @@ def test_einsum(eq, a, b, dtype):
     (r * go).sum().real.backward()
     (m * to_mt(go)).sum().real.backward()
     for o, mo in zip(ops, mops): torch.testing.assert_close(to_torch(mo.grad), o.grad)
+
+
+_NP_OPS = ['sum', 'mean', 'max', 'min', 'argmax', 'argmin', 'amax', 'amin', 'prod', 'std', 'var', 'any', 'all',
+           'logsumexp', 'var_mean', 'std_mean', 'aminmax', 'count_nonzero', 'softmax', 'log_softmax', 'cumsum', 'cumprod']
+
+
+@pytest.mark.parametrize('op', _NP_OPS)
+@pytest.mark.parametrize('kw', [dict(axis=0), dict(axis=1, keepdims=True), dict(dim=0, keepdims=True),
+                                dict(axis=-1, keepdim=True), dict(axis=(0, 1)), dict(axis=0, dim=0),
+                                dict(dim=1, keepdim=True, keepdims=True)])
+@pytest.mark.parametrize('how', ['function', 'method'])
+def test_numpy_keywords(op, kw, how):
+    "axis=/keepdims= as PyTorch's argument parser takes them: same results, TypeError where torch refuses."
+    g = torch.Generator().manual_seed(0)
+    t = torch.randn(3, 4, generator=g, dtype=torch.float64)
+    if op in ('any', 'all'): t = t > 0
+    m = mt.tensor(t.numpy())
+    def call(L, x):
+        return getattr(L, op)(x, **kw) if how == 'function' else getattr(x, op)(**kw)
+    try: r = call(torch, t)
+    except (TypeError, AttributeError) as e:
+        with pytest.raises(type(e)): call(mt, m)
+        return
+    out = call(mt, m)
+    rs, ms = (r, out) if isinstance(r, tuple) else ((r,), (out,))
+    assert len(rs) == len(ms)
+    for a, b in zip(rs, ms): torch.testing.assert_close(torch.from_numpy(np.asarray(b.numpy())), a)

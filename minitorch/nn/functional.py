@@ -14,6 +14,7 @@ import numpy as np
 
 import minitorch
 from ..tensors import Tensor
+from ..autograd import Function
 
 # %% auto #0
 __all__ = ['linear', 'relu', 'gelu', 'silu', 'sigmoid', 'tanh', 'softmax', 'log_softmax', 'logsigmoid', 'softplus', 'leaky_relu', 'pad', 'unfold', 'conv2d', 'conv1d', 'max_pool2d', 'avg_pool2d', 'embedding', 'normalize', 'dropout', 'layer_norm', 'batch_norm', 'nll_loss', 'cross_entropy', 'mse_loss', 'l1_loss', 'binary_cross_entropy', 'binary_cross_entropy_with_logits', 'scaled_dot_product_attention']
@@ -39,10 +40,39 @@ def _legacy_reduction(size_average: bool | None, reduce: bool | None) -> str:
     return ('mean' if size_average else 'sum') if reduce else 'none'
 
 # %% ../../nbs/11_nn_layers.ipynb #62dc9efa
+class _Addmm(Function):
+    "`bias + x @ wt` for 2-D `x` and `wt`: PyTorch's `addmm` node behind `linear`."
+    _node_name = 'AddmmBackward0'
+    @staticmethod
+    def forward(ctx, bias, x, wt):
+        ctx.save_for_backward(x, wt)
+        ctx.bias_shape = bias.shape
+        return x.mm(wt).add_(bias)
+    @staticmethod
+    def backward(ctx, g):
+        x, wt = ctx.saved_tensors
+        need = ctx.needs_input_grad
+        gb = minitorch.ops.sum_to_shape(g, ctx.bias_shape) if need[0] else None
+        gx = g.mm(wt.mT) if need[1] else None
+        gw = g.mT.mm(x).mT if need[2] else None
+        return gb, gx, gw
+    @staticmethod
+    def jvp(ctx, tb, tx, twt):
+        x, wt = ctx.saved_tensors
+        out = None
+        for t in (tx.mm(wt) if tx is not None else None, x.mm(twt) if twt is not None else None, tb):
+            if t is not None: out = t if out is None else out + t
+        return out
+
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     "$y = x W^T + b$ over the last dimension of `input`."
     # BEGIN SOLUTION 11.1
-    out = input.matmul(weight.mT) if weight.ndim == 2 else input.matmul(weight)
+    if bias is not None and weight.ndim == 2 and input.ndim >= 1 and \
+            (input.ndim == 2 or (input.is_contiguous() and bias.ndim == 1)):
+        if input.ndim == 2: return _Addmm.apply(bias, input, weight.t())
+        out = _Addmm.apply(bias, input.view(-1, input.shape[-1]), weight.t())
+        return out.view(*input.shape[:-1], out.shape[-1])
+    out = input.matmul(weight.t()) if weight.ndim == 2 else input.matmul(weight)
     return out if bias is None else out + bias
     # END SOLUTION 11.1
 
@@ -610,11 +640,42 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
     if size_average is not None or reduce is not None: reduction = _legacy_reduction(size_average, reduce)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
+    if _is_half(input) or any(t is not None and t.requires_grad for t in (weight, pos_weight)):
+        return _bce_logits(input, target, weight, pos_weight, reduction)
+    return _BCEWithLogits.apply(input, target, weight, pos_weight, reduction)
+
+def _bce_logits(input: Tensor, target: Tensor, weight: Tensor | None, pos_weight: Tensor | None,
+                reduction: str) -> Tensor:
+    "The loss as a composite of differentiable ops."
     log_sig = logsigmoid(input)
     if pos_weight is not None: loss = (1 - target) * input - (1 + (pos_weight - 1) * target) * log_sig
     else: loss = (1 - target) * input - log_sig
     if weight is not None: loss = loss * weight
     return _reduce(loss, reduction)
+
+class _BCEWithLogits(Function):
+    "One node as in PyTorch, with the closed-form gradients: $\\sigma(x)(1 + (p-1)t) - pt$ for the logits, "\
+    "$-x - (p-1)\\log\\sigma(x)$ for the target (times `weight`)."
+    _node_name = 'BinaryCrossEntropyWithLogitsBackward0'
+    @staticmethod
+    def forward(ctx, input, target, weight, pos_weight, reduction):
+        ctx.save_for_backward(input, target, weight, pos_weight)
+        ctx.reduction = reduction
+        return _bce_logits(input, target, weight, pos_weight, reduction)
+    @staticmethod
+    def backward(ctx, g):
+        x, t, w, pw = ctx.saved_tensors
+        need = ctx.needs_input_grad
+        if ctx.reduction == 'mean': g = g / x.numel()
+        gx = gt = None
+        if need[0]:
+            s = x.sigmoid()
+            gx = s - t if pw is None else s * (1 + (pw - 1) * t) - pw * t
+            gx = minitorch.ops.sum_to_shape((gx if w is None else gx * w) * g, x.shape).to(x.dtype)
+        if need[1]:
+            gt = -x if pw is None else -x - (pw - 1) * logsigmoid(x)
+            gt = minitorch.ops.sum_to_shape((gt if w is None else gt * w) * g, t.shape).to(t.dtype)
+        return gx, gt, None, None, None
 
 # %% ../../nbs/12_attention.ipynb #0f464100
 def _safe_softmax(scores: Tensor, dim: int = -1) -> Tensor:
