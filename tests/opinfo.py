@@ -832,7 +832,7 @@ op('bincount', 'sort', s_unary(minlength=[_OMIT, 3]), dtypes=INTS, domain=('inde
 op('histc', 'sort', s_unary(bins=[_OMIT, 4], min=[_OMIT, -1.0], max=[_OMIT, 1.0]), dtypes=FLOATS, grad=False)
 op('searchsorted', 'sort', lambda rng, m: Sample((X, T(rshape(rng, 0, 1), m.dtype, seed=seed_of(rng)) if
                                                   rng.random() < 0.5 else 0.5), {'right': bool(rng.random() < 0.5)}),
-   dtypes=REAL, domain='sorted', grad=False, shape=fixed_nd(1))
+   dtypes=REAL, domain='sorted', grad=False, shape=fixed_nd(1), chain=False)   # chains would feed unsorted input
 op('bucketize', 'sort', lambda rng, m: Sample((X, T((4,), m.dtype, 'sorted', seed_of(rng))),
                                               {'right': bool(rng.random() < 0.5)}), dtypes=REAL, grad=False)
 op('isin', 'sort', lambda rng, m: Sample((X, T((4,), m.dtype, seed=seed_of(rng)))), dtypes=REAL, grad=False)
@@ -1438,7 +1438,19 @@ def run_program(prog: Program, timeout: float = 10.0, check_grad: bool = True) -
                 report('crash', f"harness: {_short(e)} at {tb.name}:{tb.lineno}", op_name='<harness>')
     except Timeout:
         report('hang', f"program ran past {timeout}s", len(prog.steps) - 1)
+    for m in out:
+        if m.kind == 'grad' and m.op.startswith('chain: '):
+            m.op = _blame_grad(prog, timeout)
     return out
+
+
+def _blame_grad(prog: Program, timeout: float) -> str:
+    "The op of a chain whose gradient goes wrong first: the shortest prefix of the chain with a grad mismatch."
+    for k in range(1, len(prog.steps)):
+        sub = Program(prog.seed, prog.dtype, prog.layout, prog.shape, prog.steps[:k], prog.device, prog.input_seed)
+        if any(m.kind == 'grad' for m in run_program(sub, timeout)):
+            return prog.steps[k - 1].op.name
+    return prog.steps[-1].op.name
 
 
 def _build_input(prog: Program, env: dict, grad: bool):

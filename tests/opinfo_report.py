@@ -114,10 +114,12 @@ def coverage_text() -> str:
 HARD = ('value', 'dtype', 'shape', 'stride', 'alias', 'grad', 'crash', 'hang')
 
 
-def write_lists(mismatch_sets: list, path: str) -> tuple[int, int]:
-    "Rewrite CLEAN / KNOWN_FAILING in tests/test_opinfo.py: an op is failing if it has a hard mismatch in any set."
+def write_lists(mismatch_sets: list, path: str, keep: bool = False) -> tuple[int, int]:
+    """Rewrite CLEAN / KNOWN_FAILING in tests/test_opinfo.py: an op is failing if it has a hard mismatch in any set
+    (or, with `keep`, if it is listed as failing already)."""
     import re
-    fail = {}
+    import test_opinfo
+    fail = dict(test_opinfo.KNOWN_FAILING) if keep else {}
     for ms in mismatch_sets:
         for m in ms:
             if m.kind in HARD and m.op in opinfo.OPS and m.op not in fail:
@@ -138,22 +140,22 @@ def write_lists(mismatch_sets: list, path: str) -> tuple[int, int]:
     return len(clean), len(fail)
 
 
-def update_lists(long_ms: list, rounds: int = 8) -> None:
+def update_lists(long_ms: list, rounds: int = 20, keep: bool = False) -> None:
     """Reclassify the ops from a long run's mismatches, then run the CI fast slice over the clean ops and move every
     op it catches to KNOWN_FAILING, until the slice is clean (the slice draws depend on the clean list)."""
     import importlib
     import test_opinfo
     path = test_opinfo.__file__
     sets = [long_ms]
-    print('lists: %d clean, %d known failing' % write_lists(sets, path))
+    print('lists: %d clean, %d known failing' % write_lists(sets, path, keep))
     for _ in range(rounds):
         importlib.reload(test_opinfo)
         n, ms, _ = run(range(test_opinfo.FAST_N), test_opinfo.CLEAN, chain_p=test_opinfo.FAST_CHAIN_P, cuda_p=0.0)
         hard = [m for m in ms if m.kind in HARD]
         print(f"  fast slice: {len(hard)} hard mismatches")
         if not hard: break
-        sets.append(ms)
-        print('lists: %d clean, %d known failing' % write_lists(sets, path))
+        importlib.reload(test_opinfo)
+        print('lists: %d clean, %d known failing' % write_lists([ms], path, keep=True))
 
 
 def main(argv=None):
