@@ -7,6 +7,7 @@ from __future__ import annotations
 import functools
 import inspect
 import re
+import threading
 import weakref
 from typing import Any, Callable, Iterable, Sequence
 
@@ -22,10 +23,13 @@ __all__ = ['BackwardCFunction', 'is_grad_enabled', 'is_inference_mode_enabled', 
            'backward', 'grad', 'gradcheck', 'gradgradcheck']
 
 # %% ../nbs/07_autograd.ipynb #3b1b7007
-class _State:
-    "The global autograd switches (class attributes: reading them is cheap on the hot path)."
-    grad_enabled: bool = True
-    inference: bool = False
+class _ThreadState(threading.local):
+    "The autograd switches of the current thread (a `threading.local`: each thread starts with grad mode on)."
+    def __init__(self) -> None:   # runs once in each thread that touches the state
+        self.grad_enabled: bool = True
+        self.inference: bool = False
+
+_State = _ThreadState()   # read `_State.grad_enabled`; the hot path reads `_State.__dict__` once (one lookup)
 
 def is_grad_enabled() -> bool:
     "Whether ops are currently recorded for autograd."
@@ -260,18 +264,19 @@ class Function:
     def _apply(cls, *args: Any, **kwargs: Any) -> Any:
         "`apply` without the hook: what a hook calls to run the op."
         ctx = cls._node_cls()
-        enabled = _State.grad_enabled
+        st = _State.__dict__   # this thread's switches
+        enabled = st['grad_enabled']
         ctx.needs_input_grad = needs = tuple([enabled and isinstance(a, Tensor) and a._requires_grad for a in args])
-        _State.grad_enabled = _IN_FORWARD
+        st['grad_enabled'] = _IN_FORWARD
         try: out = cls.forward(ctx, *args, **kwargs)
-        finally: _State.grad_enabled = enabled
+        finally: st['grad_enabled'] = enabled
         if isinstance(out, Tensor):
             if out._base is not None: _new_view(out, enabled, args)
         elif isinstance(out, tuple):
             for o in out:
                 if isinstance(o, Tensor) and o._base is not None: _new_view(o, enabled, args)
         if True not in needs:   # nothing to record
-            if _State.inference:
+            if st['inference']:
                 for o in (out if isinstance(out, tuple) else (out,)):
                     if isinstance(o, Tensor): o._inference = True
             return out

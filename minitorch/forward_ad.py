@@ -6,7 +6,9 @@
 from __future__ import annotations
 import collections
 import contextlib
+import itertools
 import math
+import threading
 from typing import Any, Callable
 
 from . import dtypes as dt
@@ -23,11 +25,14 @@ __all__ = ['UnpackedDualTensor', 'JVP_RULES', 'enter_dual_level', 'exit_dual_lev
            'jvp_matmul', 'jvp_dot', 'jvp_cat', 'jvp_scatter', 'jvp_index_put', 'jvp_copy_from']
 
 # %% ../nbs/19_forward_ad.ipynb #73df979d
-class _FwState:
-    "The current forward-AD level (None outside `dual_level`) and a re-entrancy flag for the jvp rules."
+class _FwThreadState(threading.local):
+    "This thread's forward-AD level (None outside `dual_level`) and a re-entrancy flag for the jvp rules."
     level: int | None = None
-    counter: int = 0
     busy: bool = False
+
+_FwState = _FwThreadState()   # per thread, as PyTorch's
+_level_ids = itertools.count(1)   # level ids are unique across threads
+_open_levels = [0]   # levels open in any thread: while 0, `Function.apply` skips the tangent machinery at once
 
 UnpackedDualTensor = collections.namedtuple('UnpackedDualTensor', ['primal', 'tangent'])
 UnpackedDualTensor.__doc__ = "What `unpack_dual` returns: the primal and its tangent (None when there is none)."
@@ -36,14 +41,15 @@ def enter_dual_level() -> int:
     "Open a forward-AD level and return its id (nested levels are refused)."
     if _FwState.level is not None:
         raise RuntimeError("Nested forward mode AD is not supported at the moment")
-    _FwState.counter += 1
-    _FwState.level = _FwState.counter
+    _FwState.level = next(_level_ids)
+    _open_levels[0] += 1
     return _FwState.level
 
 def exit_dual_level(*, level: int | None = None) -> None:
     "Close the current level: the tangents created in it are dropped."
     if level is not None and level != _FwState.level:
         raise RuntimeError("Trying to exit a forward AD level that was not the last one that was created.")
+    if _FwState.level is not None: _open_levels[0] -= 1
     _FwState.level = None
 
 class dual_level(contextlib.ContextDecorator):
@@ -349,6 +355,7 @@ def _rule_for(cls: type) -> Callable | None:
 
 def _fw_apply(cls: type, args: tuple, kwargs: dict) -> Any:
     "The `Function.apply` hook of forward-mode AD: run the op, then its jvp rule on the inputs' tangents."
+    if not _open_levels[0]: return cls._apply(*args, **kwargs)   # no level open anywhere: the common case
     if _FwState.level is None or _FwState.busy: return cls._apply(*args, **kwargs)
     tans = [_get_tangent(a) for a in args]
     if all(t is None for t in tans): return cls._apply(*args, **kwargs)

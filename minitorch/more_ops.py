@@ -32,29 +32,46 @@ __all__ = ['addmm', 'addmv', 'addr', 'baddbmm', 'addbmm', 'addcmul', 'addcdiv', 
 # %% ../nbs/08d_more_ops.ipynb #49d9d026
 class _Pointwise(Function):
     """A pointwise op given by two formulas: `fwd(*args)` (run without a graph, in float32 for half tensors)
-    and PyTorch's derivative `bwd(ctx, g, *args, out)`, one gradient per argument."""
+    and PyTorch's derivative `bwd(ctx, g, *args, out)`, one gradient per argument. Tensors are kept through
+    `save_for_backward` (checked against in-place changes): the arguments listed in `keep` (default: all) and the
+    result when `bwd` reads it (`saves_out`)."""
+    keep: tuple | None = None
+    saves_out: bool = False
     @classmethod
     def forward(cls, ctx, *args):
-        ctx.args = args
-        ctx.out = out = cls.fwd(*args)
+        out = cls.fwd(*args)
+        keep = cls.keep
+        ctx.args = tuple(None if isinstance(a, Tensor) else a for a in args)
+        saved = [a if isinstance(a, Tensor) and (keep is None or i in keep) else None for i, a in enumerate(args)]
+        saved.append(out if cls.saves_out else None)
+        if any(t is not None for t in saved): ctx.save_for_backward(*saved)   # saving nothing: backward may rerun
+        ctx.is_t = tuple(isinstance(a, Tensor) for a in args)
         return out
+    @staticmethod
+    def _args(ctx) -> tuple:
+        "The forward arguments and result, the tensors read back from the saved ones."
+        s = ctx.saved_tensors or (None,) * (len(ctx.args) + 1)
+        return tuple(a if t is None else t for a, t in zip(ctx.args, s)), s[-1]
     @classmethod
     def backward(cls, ctx, g):
-        return cls.bwd(ctx, g, *ctx.args, ctx.out)
+        args, out = cls._args(ctx)
+        return cls.bwd(ctx, g, *args, out)
     @classmethod
     def jvp(cls, ctx, *tangents):
         "Forward mode from the same formulas: elementwise, the vjp of `conj(t)` is `conj(f'(x) t)`."
         r = None
+        args, out = cls._args(ctx)
         for i, t in enumerate(tangents):
-            if t is None or not isinstance(ctx.args[i], Tensor): continue
-            gi = cls.bwd(ctx, _cj(t), *ctx.args, ctx.out)[i]
+            if t is None or not ctx.is_t[i]: continue
+            gi = cls.bwd(ctx, _cj(t), *args, out)[i]
             if gi is not None: r = _cj(gi) if r is None else r + _cj(gi)
         return r
 
-def _pointwise(node: str, fwd: Any, bwd: Any) -> Any:
+def _pointwise(node: str, fwd: Any, bwd: Any, keep: tuple | None = None, saves_out: bool = False) -> Any:
     "The `apply` of a `_Pointwise` op whose backward node is called `node`."
     return type(node.replace('Backward', ''), (_Pointwise,), {'_node_name': node, 'fwd': staticmethod(fwd),
-                                                              'bwd': staticmethod(bwd)}).apply
+                                                              'bwd': staticmethod(bwd), 'keep': keep,
+                                                              'saves_out': saves_out}).apply
 
 def _axpby(input: Tensor, prod: Tensor, beta: Any, alpha: Any) -> Tensor:
     "`beta * input + alpha * prod`, skipping `input` when `beta == 0`."
@@ -93,10 +110,10 @@ def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alph
 
 _addcmul = _pointwise('AddcmulBackward0',
     lambda x, a, b, v, d: opmath(lambda x, a, b: x + (a * v) * b, x.to(d), a.to(d), b.to(d), out_dtype=d),
-    lambda ctx, g, x, a, b, v, d, out: (g, g * _cj(b * v), g * _cj(a * v), None, None))
+    lambda ctx, g, x, a, b, v, d, out: (g, g * _cj(b * v), g * _cj(a * v), None, None), keep=(1, 2))
 _addcdiv = _pointwise('AddcdivBackward0',
     lambda x, a, b, v, d: opmath(lambda x, a, b: x + (a * v) / b, x.to(d), a.to(d), b.to(d), out_dtype=d),
-    lambda ctx, g, x, a, b, v, d, out: (g, g * _cj(v / b), -g * _cj(v * a / (b * b)), None, None))
+    lambda ctx, g, x, a, b, v, d, out: (g, g * _cj(v / b), -g * _cj(v * a / (b * b)), None, None), keep=(1, 2))
 
 def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
     "`input + value * tensor1 * tensor2`, in float32 for half tensors (PyTorch's order: `(value * t1) * t2`)."
@@ -162,8 +179,11 @@ def _lerp_fwd(x: Tensor, e: Tensor, w: Any) -> Tensor:
         return (base.to(dt.float64) + coeff * diff).to(dt.float32).to(d)
     return f(x, e, w)
 
-_lerp = _pointwise('LerpBackward0', _lerp_fwd, lambda ctx, g, x, e, w, out: (
-    g * _cj(1 - w), g * _cj(w), (g * _cj(e - x)) if isinstance(w, Tensor) else None))
+def _lerp_bwd(ctx, g, x, e, w, out):
+    return g * _cj(1 - w), g * _cj(w), (g * _cj(e - x)) if isinstance(w, Tensor) else None
+
+_lerp_s = _pointwise('LerpBackward0', _lerp_fwd, _lerp_bwd, keep=())   # a number weight: nothing to save
+_lerp_t = _pointwise('LerpBackward1', _lerp_fwd, _lerp_bwd)
 
 def lerp(input: Tensor, end: Tensor, weight: Any) -> Tensor:
     "`input + weight * (end - input)` (floating point only), computed as PyTorch does."
@@ -175,7 +195,7 @@ def lerp(input: Tensor, end: Tensor, weight: Any) -> Tensor:
             raise RuntimeError(f"expected dtype {_C10_NAMES.get(input.dtype.name, input.dtype.name)} for `{n}` but got "
                                f"dtype {_C10_NAMES.get(t.dtype.name, t.dtype.name)}")
     _need_float('lerp_kernel_scalar' if not isinstance(weight, Tensor) else 'lerp_kernel_tensor', input, end)
-    return _lerp(input, end, weight)
+    return (_lerp_t if isinstance(weight, Tensor) else _lerp_s)(input, end, weight)
 
 def _lae_fwd(a: Tensor, b: Tensor, two: bool) -> Tensor:
     "PyTorch's logaddexp(2): `max + log1p(exp(-|a - b|))`, `a` where both are the same infinity; complex by real part."
@@ -211,7 +231,7 @@ def logaddexp2(input: Tensor, other: Tensor) -> Tensor:
     return _logaddexp2(input.to(d), other.to(d))
 
 _hypot = _pointwise('HypotBackward0', lambda a, b: binary_forward('hypot', a, b),
-                    lambda ctx, g, a, b, out: (g * a / out, g * b / out))
+                    lambda ctx, g, a, b, out: (g * a / out, g * b / out), saves_out=True)
 
 def hypot(input: Tensor, other: Tensor) -> Tensor:
     "`sqrt(input**2 + other**2)` without overflow or underflow (floating point only)."
@@ -315,10 +335,13 @@ def float_power(input: Any, exponent: Any) -> Tensor:
 def _copysign_bwd(ctx, g, a, b, d, out):
     ratio = out / a.to(out.dtype)
     ga = g * where(a == 0, 0.0, ratio)
-    return ga, zeros_like(b) if isinstance(b, Tensor) and b.dtype.is_floating_point else None, None
+    db = ctx._in_meta[1]   # `other` itself is not kept (PyTorch saves only its shape and dtype)
+    return ga, zeros_like(g) if db is not None and db[1].is_floating_point else None, None
 
-_copysign_t = _pointwise('CopysignBackward0', lambda a, b, d: binary_forward('copysign', a, b, d), _copysign_bwd)
-_copysign_s = _pointwise('CopysignBackward1', lambda a, b, d: binary_forward('copysign', a, b, d), _copysign_bwd)
+_copysign_t = _pointwise('CopysignBackward0', lambda a, b, d: binary_forward('copysign', a, b, d), _copysign_bwd,
+                         keep=(0,), saves_out=True)
+_copysign_s = _pointwise('CopysignBackward1', lambda a, b, d: binary_forward('copysign', a, b, d), _copysign_bwd,
+                         keep=(0,), saves_out=True)
 
 def copysign(input: Tensor, other: Any) -> Tensor:
     "`|input|` with the sign of `other` (the gradient of `other` is zero, as in PyTorch)."

@@ -259,6 +259,10 @@ class Sub(Function):
     def backward(ctx, g):
         return g, -g
 
+def _save_some(ctx: Node, *ts: Tensor | None) -> None:
+    "`save_for_backward` unless all are None: a node that saves nothing can run backward again (`x * 3`)."
+    if ts[0] is not None or ts[1] is not None: ctx.save_for_backward(*ts)
+
 class Mul(Function):
     "a * b"
     _node_name = 'MulBackward0'
@@ -266,11 +270,12 @@ class Mul(Function):
     def forward(ctx, a, b):
         ta, tb = isinstance(a, Tensor), isinstance(b, Tensor)
         ctx.sa, ctx.sb = (None if ta else a), (None if tb else b)
-        ctx.save_for_backward(a if ta else None, b if tb else None)
+        na, nb = ctx.needs_input_grad   # save a factor only when the other side needs it (x * 3 saves nothing)
+        _save_some(ctx, a if ta and nb else None, b if tb and na else None)
         return binary_forward('mul', a, b)
     @staticmethod
     def backward(ctx, g):
-        a, b = ctx.saved_tensors
+        a, b = ctx.saved_tensors or (None, None)
         a = ctx.sa if a is None else a
         b = ctx.sb if b is None else b
         ga = g * _cj(b) if ctx.needs_input_grad[0] else None
@@ -285,11 +290,12 @@ class Div(Function):
         d = _float_of(_result_type(a, b))
         ctx.sa = a if not isinstance(a, Tensor) else None
         ctx.sb = b if not isinstance(b, Tensor) else None
-        ctx.save_for_backward(a if isinstance(a, Tensor) else None, b if isinstance(b, Tensor) else None)
+        na, nb = ctx.needs_input_grad   # as PyTorch: b when either needs a gradient, a only for b's
+        _save_some(ctx, a if nb and isinstance(a, Tensor) else None, b if (na or nb) and isinstance(b, Tensor) else None)
         return binary_forward('div', a, b, d)
     @staticmethod
     def backward(ctx, g):
-        a, b = ctx.saved_tensors
+        a, b = ctx.saved_tensors or (None, None)
         a = ctx.sa if a is None else a
         b = ctx.sb if b is None else b
         ga = g / _cj(b) if ctx.needs_input_grad[0] else None
@@ -314,30 +320,42 @@ class FloorDivide(RoundedDiv):
     def backward(ctx, g):
         raise RuntimeError("derivative for aten::floor_divide is not implemented")
 
+def _save_operands(ctx: Node, a: Any, b: Any, needed: Any) -> None:
+    "Keep the operands for backward when `needed`: tensors through `save_for_backward`, numbers as attributes."
+    if not needed: return
+    ctx.sa, ctx.sb = a, b
+    ctx.save_for_backward(a if isinstance(a, Tensor) else None, b if isinstance(b, Tensor) else None)
+
+def _saved_operands(ctx: Node) -> tuple:
+    "The operands kept by `_save_operands` (the tensors read back through the version check)."
+    ta, tb = ctx.saved_tensors
+    return (ctx.sa if ta is None else ta), (ctx.sb if tb is None else tb)
+
 class Remainder(Function):
     "a % b with the divisor's sign (Python's %): d/da = 1, d/db = -floor(a / b)."
     _node_name = 'RemainderBackward0'
     @staticmethod
     def forward(ctx, a, b):
-        ctx.sa, ctx.sb = a, b
+        _save_operands(ctx, a, b, ctx.needs_input_grad[1])
         return binary_forward('remainder', a, b)
     @staticmethod
     def backward(ctx, g):
-        a, b = ctx.sa, ctx.sb
-        gb = -g * div(a, b, rounding_mode='floor') if ctx.needs_input_grad[1] else None
-        return g, gb
+        if not ctx.needs_input_grad[1]: return g, None
+        a, b = _saved_operands(ctx)
+        return g, -g * div(a, b, rounding_mode='floor')
 
 class Fmod(Function):
     "C fmod: the dividend's sign."
     _node_name = 'FmodBackward0'
     @staticmethod
     def forward(ctx, a, b):
-        ctx.sa, ctx.sb = a, b
+        _save_operands(ctx, a, b, ctx.needs_input_grad[1])
         return binary_forward('fmod', a, b)
     @staticmethod
     def backward(ctx, g):
-        gb = -g * div(ctx.sa, ctx.sb, rounding_mode='trunc') if ctx.needs_input_grad[1] else None
-        return g, gb
+        if not ctx.needs_input_grad[1]: return g, None
+        a, b = _saved_operands(ctx)
+        return g, -g * div(a, b, rounding_mode='trunc')
 
 class Pow(Function):
     "a ** b: d/da = b a^(b-1), d/db = a^b log a."
@@ -747,11 +765,11 @@ class Where(Function):
         ad, bd = _data_as(a, d, bk), _data_as(b, d, bk)
         shape = broadcast_shapes(cd.shape, ad.shape, bd.shape)
         cd, ad, bd = (x if x.shape == shape else _expand_data(x, shape) for x in (cd, ad, bd))
-        ctx.cond = cond
+        ctx.save_for_backward(cond)
         return Tensor._make(bk.where(cd, ad, bd, d), d, dev)
     @staticmethod
     def backward(ctx, g):
-        c = ctx.cond
+        c, = ctx.saved_tensors
         return None, (where(c, g, 0.0) if ctx.needs_input_grad[1] else None), \
             (where(c, 0.0, g) if ctx.needs_input_grad[2] else None)
 
@@ -772,13 +790,14 @@ class Clamp(Function):
         y = x if x.dtype is d else x.to(d)
         if lo is not None: y = binary_forward('maximum', y, lo, d)
         if hi is not None: y = binary_forward('minimum', y, hi, d)
-        ctx.save_for_backward(x)
-        ctx.lo, ctx.hi = lo, hi
+        ctx.save_for_backward(x, *[v if isinstance(v, Tensor) else None for v in (lo, hi)])
+        ctx.lo, ctx.hi = [None if isinstance(v, Tensor) else v for v in (lo, hi)]
         return y
     @staticmethod
     def backward(ctx, g):
-        x, = ctx.saved_tensors
-        lo, hi = ctx.lo, ctx.hi
+        x, tlo, thi = ctx.saved_tensors
+        lo = ctx.lo if tlo is None else tlo
+        hi = ctx.hi if thi is None else thi
         keep = None
         if lo is not None: keep = x >= lo
         if hi is not None: keep = (x <= hi) if keep is None else keep & (x <= hi)
@@ -818,12 +837,11 @@ class _Atan2(Function):
     _node_name = 'Atan2Backward0'
     @staticmethod
     def forward(ctx, a, b, d):
-        ctx.save_for_backward(a if isinstance(a, Tensor) else None, b if isinstance(b, Tensor) else None)
-        ctx.a, ctx.b = a, b
+        ctx.save_for_backward(a, b)
         return binary_forward('atan2', a, b, d)
     @staticmethod
     def backward(ctx, g):
-        a, b = ctx.a, ctx.b
+        a, b = ctx.saved_tensors
         recip = reciprocal(a * a + b * b)   # PyTorch's atan2_backward, operation for operation
         recip = where(isinf(recip), 0.0, recip)   # where a² + b² underflows to 0 the gradient is 0
         return g * b * recip, g * -a * recip, None

@@ -1,0 +1,187 @@
+"""The autograd engine against torch: per-thread grad mode, saved tensors of every Function through
+`save_for_backward` (second backward, version check), queued callbacks, `autograd.grad` pruning, node hooks."""
+import threading
+
+import pytest
+import torch
+
+import minitorch as mt
+from minitorch import autograd as ag, forward_ad as mfwad
+
+
+@pytest.fixture(params=['torch', 'mt'])
+def lib(request):
+    return torch if request.param == 'torch' else mt
+
+
+# ---- per-thread state -------------------------------------------------------------------------------------------
+def _two_threads(lib, make_a, make_b, probe):
+    seen, go = {}, threading.Barrier(2)
+    def work(name, ctx):
+        with ctx:
+            go.wait(); seen[name] = probe(); go.wait()
+    ts = [threading.Thread(target=work, args=('a', make_a())), threading.Thread(target=work, args=('b', make_b()))]
+    for t in ts: t.start()
+    for t in ts: t.join()
+    return seen
+
+
+def test_grad_mode_per_thread(lib):
+    seen = _two_threads(lib, lib.no_grad, lib.enable_grad, lib.is_grad_enabled)
+    assert seen == {'a': False, 'b': True}
+
+
+def test_grad_mode_per_thread_records(lib):
+    x = lib.ones(3, requires_grad=True)
+    seen = _two_threads(lib, lib.no_grad, lib.enable_grad, lambda: (x * 2).requires_grad)
+    assert seen == {'a': False, 'b': True}
+
+
+def test_inference_mode_per_thread(lib):
+    seen = _two_threads(lib, lib.inference_mode, lib.enable_grad, lib.is_inference_mode_enabled)
+    assert seen == {'a': True, 'b': False}
+
+
+def test_new_thread_starts_with_grad_on(lib):
+    out = []
+    with lib.no_grad():
+        t = threading.Thread(target=lambda: out.append(lib.is_grad_enabled())); t.start(); t.join()
+        assert not lib.is_grad_enabled()
+    assert out == [True]
+
+
+def test_set_grad_enabled_in_thread_leaves_main(lib):
+    def work(): lib.set_grad_enabled(False)
+    t = threading.Thread(target=work); t.start(); t.join()
+    assert lib.is_grad_enabled()
+
+
+def test_forward_ad_level_per_thread():
+    for lib, fw in ((torch, torch.autograd.forward_ad), (mt, mfwad)):
+        seen = {}
+        with fw.dual_level():
+            x = fw.make_dual(lib.ones(2, dtype=lib.float64), lib.ones(2, dtype=lib.float64))
+            def work():   # another thread has no level open: its ops carry no tangent
+                y = lib.ones(2, dtype=lib.float64) * 3
+                seen['t'] = fw.unpack_dual(y).tangent
+            t = threading.Thread(target=work); t.start(); t.join()
+            assert fw.unpack_dual(x * 2).tangent is not None
+        assert seen['t'] is None
+
+
+# ---- saved tensors: second backward and in-place version check -----------------------------------------------
+def _f64(lib, *vals, rg=True):
+    return lib.tensor(list(vals), dtype=lib.float64, requires_grad=rg)
+
+SAVED_CASES = {
+    'atan2': lambda lib, a, b: lib.atan2(a, b),
+    'remainder': lambda lib, a, b: lib.remainder(a, b),
+    'fmod': lambda lib, a, b: lib.fmod(a, b),
+    'where': lambda lib, a, b: lib.where(a > 1.5, a, b),
+    'clamp_tensor': lambda lib, a, b: lib.clamp(a, min=b),
+    'clamp_tensor_max': lambda lib, a, b: lib.clamp(a, max=b),
+    'mul': lambda lib, a, b: a * b,
+    'div': lambda lib, a, b: a / b,
+    'hypot': lambda lib, a, b: lib.hypot(a, b),
+    'logaddexp': lambda lib, a, b: lib.logaddexp(a, b),
+    'xlogy': lambda lib, a, b: lib.xlogy(a, b),
+    'copysign': lambda lib, a, b: lib.copysign(a, b),
+    'addcmul': lambda lib, a, b: lib.addcmul(a, a, b),
+    'addcdiv': lambda lib, a, b: lib.addcdiv(a, a, b),
+    'lerp': lambda lib, a, b: lib.lerp(a, b, a * 0 + 0.3),
+}
+
+
+def _raises_same(fn):
+    "Run `fn(lib)` for torch and minitorch: both raise RuntimeError with the same leading words, or neither does."
+    res = []
+    for lib in (torch, mt):
+        try:
+            fn(lib); res.append(None)
+        except RuntimeError as e:
+            res.append(str(e))
+    assert (res[0] is None) == (res[1] is None), res
+    if res[0] is not None:
+        assert res[1][:60] == res[0][:60], res
+    return res[0]
+
+
+@pytest.mark.parametrize('op', list(SAVED_CASES))
+def test_second_backward_raises(op):
+    def run(lib):
+        a, b = _f64(lib, 1., 2., 3.), _f64(lib, 0.5, 2.5, 1.)
+        y = SAVED_CASES[op](lib, a, b).sum()
+        y.backward()
+        y.backward()
+    msg = _raises_same(run)
+    assert msg is not None and 'second time' in msg
+
+
+@pytest.mark.parametrize('which', [0, 1])
+@pytest.mark.parametrize('op', list(SAVED_CASES))
+def test_inplace_change_of_saved_input(op, which):
+    def run(lib):
+        a0, b0 = _f64(lib, 1., 2., 3.), _f64(lib, 0.5, 2.5, 1.)
+        a, b = a0 * 1, b0 * 1   # non-leaves, so they may be changed in place
+        y = SAVED_CASES[op](lib, a, b).sum()
+        (a, b)[which].add_(1)
+        y.backward()
+        return a0.grad, b0.grad
+    msg = _raises_same(run)
+    if msg is not None: assert 'modified by an inplace operation' in msg
+
+
+def test_remainder_grad_matches_torch():
+    for op in ('remainder', 'fmod', 'atan2', 'clamp_tensor', 'where', 'copysign', 'hypot'):
+        g = []
+        for lib in (torch, mt):
+            a, b = _f64(lib, 1., 2., 3.), _f64(lib, 0.5, 2.5, 1.)
+            SAVED_CASES[op](lib, a, b).sum().backward()
+            g.append((a.grad, b.grad))
+        for t, m in zip(*g):
+            if t is None: assert m is None; continue
+            torch.testing.assert_close(torch.tensor(m.numpy()), t, msg=op)
+
+
+def test_scalar_mul_saves_nothing():
+    for lib in (torch, mt):   # b[:,0] * 3 must not save b[:,0]: the later in-place sin_ of that column is fine
+        a = lib.ones(3, 2, requires_grad=True)
+        b = a.clone()
+        b[:, 1].add_(b[:, 0] * 3)
+        b.t()[0].sin_()
+        b.sum().backward()
+        assert a.grad is not None
+    mg, tg = [], []
+    for lib, out in ((torch, tg), (mt, mg)):
+        a = lib.ones(3, 2, requires_grad=True)
+        b = a.clone(); b[:, 1].add_(b[:, 0] * 3); b.t()[0].sin_(); b.sum().backward()
+        out.append(a.grad)
+    torch.testing.assert_close(torch.tensor(mg[0].numpy()), tg[0])
+
+
+@pytest.mark.parametrize('expr', ['x * 3', '3 * x', 'x / 3', 'x * y_nograd', 'x / y_nograd'])
+def test_no_save_when_not_needed(expr):
+    "Changing an operand in place that backward does not need is no error (as torch)."
+    def run(lib):
+        x0 = _f64(lib, 1., 2.)
+        x = x0 * 1
+        y_nograd = lib.tensor([2., 4.], dtype=lib.float64)
+        out = eval(expr, {'x': x, 'y_nograd': y_nograd})
+        x.add_(1)
+        if 'y_nograd' not in expr: out.sum().backward()
+        else:
+            y_nograd.add_(1)   # saved for x's gradient: torch raises
+            out.sum().backward()
+    _raises_same(run)
+
+
+@pytest.mark.parametrize('expr', ['lib.lerp(x, x + 2, 0.3)', 'x + x', 'x - 2'])
+def test_nothing_saved_backward_twice(expr):
+    """A node that keeps no tensor may run backward again (torch frees nothing there; minitorch's `x * 3` keeps no
+    tensor either, where torch keeps the wrapped scalar 3)."""
+    def run(lib):
+        x = _f64(lib, 1., 2.)
+        y = eval(expr, {'x': x, 'lib': lib}).sum()
+        y.backward(); y.backward()
+        return x.grad
+    assert _raises_same(run) is None
