@@ -358,6 +358,7 @@ CASES = {
     'norms': (lambda L, a: (L.matrix_norm(a), L.matrix_norm(a, 'nuc'), L.matrix_norm(a, 2), L.matrix_norm(a, -2),
                             L.vector_norm(a, 3), L.norm(a), L.cond(a)), 'gen'),
     'lu': (lambda L, a: L.lu(a)[1:], 'gen'),
+    'lstsq_vector_b': (lambda L, a, b: L.lstsq(a[0, :, :2], b[0, :, 0]).solution, 'gen2'),
     'householder_product': (lambda L, a, b: L.householder_product(a, b[..., :3, 0]), 'gen2'),
     'lu_factor_solve': (lambda L, a, b: L.lu_solve(*L.lu_factor(a), b), 'gen2'),
     'multi_dot_cross_vecdot': (lambda L, a, b: (L.multi_dot([a[0], b[0]]), L.cross(a[..., :3], b[..., :3]), L.vecdot(a, a)), 'gen2'),
@@ -480,3 +481,20 @@ def test_gradgradcheck_factorizations(dtype):
     assert gradgradcheck(lambda x: mla.matrix_exp(x), (a,))
     assert gradgradcheck(lambda x: mla.pinv(x[:, :2]), (a,))
     assert gradgradcheck(lambda x: mla.slogdet(x)[1], (a,))
+
+
+@pytest.mark.parametrize("dtype", [torch.float64, torch.complex128])
+def test_cholesky_solve_inverse(dtype):
+    a = spd(2, 4, 4, dtype=dtype)
+    L = torch.linalg.cholesky(a)
+    b = rand(2, 4, 3, dtype=dtype)
+    for upper in (False, True):
+        f = L.mH if upper else L
+        close(mla.cholesky_solve(M(b), M(f), upper), torch.cholesky_solve(b, f, upper))
+        close(mla.cholesky_inverse(M(f[0]), upper), torch.cholesky_inverse(f[0], upper))
+    t = f.detach().resolve_conj().clone().requires_grad_()
+    tb = b.clone().requires_grad_()
+    (torch.cholesky_solve(tb, t, True).abs() ** 2).sum().backward()
+    m, mb = M(f, requires_grad=True), M(b, requires_grad=True)
+    (mla.cholesky_solve(mb, m, True).abs() ** 2).sum().backward()
+    close(mb.grad, tb.grad, 1e-9)
