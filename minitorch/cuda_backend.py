@@ -1068,7 +1068,7 @@ class CudaBackend(_backend_base()):
     device = "cuda"
 
     def __init__(self):
-        if not is_available():
+        if not (is_available() or is_simulator()):
             raise RuntimeError("Found no NVIDIA driver on your system and the CUDA simulator is off "
                                "(set NUMBA_ENABLE_CUDASIM=1 to run the cuda device in the simulator).")
         self.host = _reference()

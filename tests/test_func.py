@@ -182,7 +182,7 @@ def test_functional_call_under_grad():
     for k in tg: np.testing.assert_allclose(g[k].numpy(), tg[k].numpy(), rtol=1e-5, atol=1e-6)
 
 
-@pytest.mark.skipif(not mt.cuda.is_available(), reason="needs cuda (a GPU or NUMBA_ENABLE_CUDASIM=1)")
+@pytest.mark.skipif(not (mt.cuda.is_available() or mt.cuda.is_simulator()), reason="needs cuda (a GPU or the simulator)")
 def test_on_cuda_device():
     from minitorch import forward_ad as fw
     x, t = mt.tensor([1., 2., 3.], device='cuda'), mt.tensor([1., 0., .5], device='cuda')

@@ -155,7 +155,7 @@ else:
 checks += 3
 
 # cuda tensors travel through host memory (the GPU, or the simulator without one)
-if mt.cuda.is_available():
+if mt.cuda.is_available() or mt.cuda.is_simulator():
     c = mt.tensor(data(R, mt.float32), device="cuda")
     dist.all_reduce(c)
     assert c.device.type == "cuda"
