@@ -17,7 +17,7 @@ from ..tensors import Tensor
 from ..autograd import Function
 
 # %% auto #0
-__all__ = ['linear', 'relu', 'gelu', 'silu', 'sigmoid', 'tanh', 'softmax', 'log_softmax', 'logsigmoid', 'softplus', 'leaky_relu', 'pad', 'unfold', 'conv2d', 'conv1d', 'max_pool2d', 'avg_pool2d', 'embedding', 'normalize', 'dropout', 'layer_norm', 'batch_norm', 'nll_loss', 'cross_entropy', 'mse_loss', 'l1_loss', 'binary_cross_entropy', 'binary_cross_entropy_with_logits', 'scaled_dot_product_attention']
+__all__ = ['linear', 'relu', 'gelu', 'silu', 'sigmoid', 'tanh', 'softmax', 'log_softmax', 'logsigmoid', 'softplus', 'leaky_relu', 'pad', 'unfold', 'conv2d', 'conv1d', 'max_pool2d', 'avg_pool2d', 'embedding', 'normalize', 'dropout', 'layer_norm', 'batch_norm', 'dropout1d', 'dropout2d', 'dropout3d', 'alpha_dropout', 'feature_alpha_dropout', 'bilinear', 'nll_loss', 'cross_entropy', 'mse_loss', 'l1_loss', 'binary_cross_entropy', 'binary_cross_entropy_with_logits', 'scaled_dot_product_attention']
 
 # %% ../../nbs/11_nn_layers.ipynb #75cb3633
 def _ntuple(x: int | Sequence[int], n: int) -> tuple:
@@ -477,6 +477,83 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     if weight is not None: out = out * weight.reshape(shape)
     if bias is not None: out = out + bias.reshape(shape)
     return out
+
+# %% ../../nbs/11_nn_layers.ipynb #b2c0d002
+def _check_p(p: float) -> None:
+    if p < 0.0 or p > 1.0: raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+def _feature_mask(input: Tensor, p: float, alpha: bool = False) -> Tensor:
+    "Channel-wise dropout of a batched input `(N, C, *spatial)`: one draw per (N, C)."
+    shape = tuple(input.shape[:2]) + (1,) * (input.ndim - 2)
+    keep = (minitorch.rand(shape, device=input.device) < (1.0 - p)).to(input.dtype)
+    if not alpha: return input * keep * (1.0 / (1.0 - p)) if p < 1.0 else input * 0.0
+    return _alpha_apply(input, keep, p)
+
+def _alpha_apply(input: Tensor, keep: Tensor, p: float) -> Tensor:
+    a_ = -1.7580993408473766                      # SELU's negative saturation, -scale * alpha
+    if p == 1.0: return input * 0.0
+    a = ((1 - p) * (1 + p * a_ * a_)) ** -0.5
+    return (input * keep + a_ * (1 - keep)) * a + (-a * a_ * p)
+
+def _spatial_warn(name: str, nd: int, ok: tuple, spatial: int) -> None:
+    warnings.warn(f"{name}: Received a {nd}-D input to {name}, which is deprecated and will result in an error in a "
+                  f"future release. To retain the behavior and silence this warning, please use dropout instead. Note "
+                  f"that {name} exists to provide channel-wise dropout on inputs with {spatial} spatial dimensions, a "
+                  f"channel dimension, and an optional batch dimension (i.e. {ok[0]}D or {ok[1]}D inputs).")
+
+def dropout1d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    "Zero whole channels of `(N, C, L)` or `(C, L)` input with probability `p`."
+    _check_p(p)
+    if input.ndim not in (2, 3):
+        raise RuntimeError(f"dropout1d: Expected 2D or 3D input, but received a {input.ndim}D input. Note that "
+                           "dropout1d exists to provide channel-wise dropout on inputs with 1 spatial dimension, a "
+                           "channel dimension, and an optional batch dimension (i.e. 2D or 3D inputs).")
+    if not training: return input
+    return _feature_mask(input, p) if input.ndim == 3 else _feature_mask(input.unsqueeze(0), p).squeeze(0)
+
+def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    "Zero whole channels of `(N, C, H, W)` input (a 3-D input is read as `(N, C, L)`, as PyTorch does today)."
+    _check_p(p)
+    if input.ndim not in (3, 4): _spatial_warn('dropout2d', input.ndim, (3, 4), 2)
+    if input.ndim == 3:
+        warnings.warn("dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout behavior "
+                      "is desired - input is interpreted as shape (N, C, L), where C is the channel dim. This behavior "
+                      "will change in a future release to interpret the input as one without a batch dimension, i.e. "
+                      "shape (C, H, W). To maintain the 1D channel-wise dropout behavior, please switch to using "
+                      "dropout1d instead.")
+    return _feature_mask(input, p) if training else input
+
+def dropout3d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    "Zero whole channels of `(N, C, D, H, W)` or `(C, D, H, W)` input."
+    _check_p(p)
+    if input.ndim not in (4, 5): _spatial_warn('dropout3d', input.ndim, (4, 5), 3)
+    if not training: return input
+    return _feature_mask(input, p) if input.ndim == 5 else _feature_mask(input.unsqueeze(0), p).squeeze(0)
+
+def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False, inplace: bool = False) -> Tensor:
+    "Dropout that keeps SELU's self-normalisation: dropped units go to $\\alpha'$, then an affine correction."
+    _check_p(p)
+    if not training or p == 0.0: return input
+    keep = (minitorch.rand(tuple(input.shape), device=input.device) < (1.0 - p)).to(input.dtype)
+    return _alpha_apply(input, keep, p)
+
+def feature_alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False, inplace: bool = False) -> Tensor:
+    "Alpha dropout of whole channels."
+    _check_p(p)
+    if not training or p == 0.0: return input
+    return _feature_mask(input, p, alpha=True)
+
+def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    "$y_o = x_1^T W_o x_2 + b_o$ over the last dimension, `weight (out, in1, in2)`."
+    if input1.shape[:-1] != input2.shape[:-1]:
+        raise RuntimeError(f"bilinear(): input batch dimensions do not match: got {input1.shape[:-1]} and {input2.shape[:-1]}")
+    if weight.ndim != 3 or input1.shape[-1] != weight.shape[1] or input2.shape[-1] != weight.shape[2]:
+        raise RuntimeError(f"bilinear(): input1 size does not match weight size: got {input1.shape[-1]} but expected "
+                           f"{weight.shape[1]}" if input1.shape[-1] != weight.shape[1] else
+                           f"bilinear(): input2 size does not match weight size: got {input2.shape[-1]} but expected "
+                           f"{weight.shape[2]}")
+    out = minitorch.einsum('...i,oij,...j->...o', input1, weight, input2)
+    return out if bias is None else out + bias
 
 # %% ../../nbs/11_nn_layers.ipynb #e7fcc777
 def _class_onehot(target: Tensor, C: int, cdim: int, ndim: int, dtype: Any) -> Tensor:
