@@ -20,7 +20,7 @@ from .backends import get_backend
 # %% auto #0
 __all__ = ['BackwardCFunction', 'is_grad_enabled', 'is_inference_mode_enabled', 'no_grad', 'enable_grad', 'set_grad_enabled',
            'inference_mode', 'Node', 'AccumulateGrad', 'Function', 'FunctionCtx', 'topological_sort', 'run_backward',
-           'backward', 'grad', 'gradcheck', 'gradgradcheck']
+           'Variable', 'backward', 'grad', 'gradcheck', 'gradgradcheck']
 
 # %% ../nbs/07_autograd.ipynb #3b1b7007
 class _ThreadState(threading.local):
@@ -28,6 +28,7 @@ class _ThreadState(threading.local):
     def __init__(self) -> None:   # runs once in each thread that touches the state
         self.grad_enabled: bool = True
         self.inference: bool = False
+        self.final_callbacks: list = []   # one queue per running backward (nested ones stack)
 
 _State = _ThreadState()   # read `_State.grad_enabled`; the hot path reads `_State.__dict__` once (one lookup)
 
@@ -127,6 +128,7 @@ class Node:
     _saved: tuple | None = None
     _saved_fns: tuple | None = None
     _pre_hooks: list | None = None
+    _node_pre_hooks: list | None = None
     _hooks: list | None = None
     _retain: list | None = None
     _n_out: int = 1
@@ -190,8 +192,10 @@ class Node:
         return _Handle(self._hooks, fn)
 
     def register_prehook(self, fn: Callable) -> Callable:
-        "Call `fn(grad_outputs)` before this node's backward (may return replacements)."
-        return _add_pre_hook(self, None, fn)
+        "Call `fn(grad_outputs)` (a tuple) before this node's backward, AccumulateGrad included; it may return a replacement tuple."
+        if self._node_pre_hooks is None: self._node_pre_hooks = []
+        self._node_pre_hooks.append(fn)
+        return _Handle(self._node_pre_hooks, fn)
 
     def _release(self) -> None:
         "Free the saved tensors (after a backward without retain_graph)."
@@ -408,7 +412,10 @@ def run_backward(roots: Sequence[Tensor], grads: Sequence[Tensor], retain_graph:
             key = (t.grad_fn, t._output_nr) if t.grad_fn is not None else (_grad_acc(t), 0)
             want.setdefault(key, []).append(k)
     captured: list = [None] * (len(capture) if capture is not None else 0)
+    run = _leading_to({n for n, _ in want}, order) if capture is not None else None
     prev_mode = _State.grad_enabled
+    queues = _State.final_callbacks
+    queues.append([])   # this backward's `queue_callback` queue
     _State.grad_enabled = create_graph
     try:
         for node in order:
@@ -420,9 +427,14 @@ def run_backward(roots: Sequence[Tensor], grads: Sequence[Tensor], retain_graph:
             if retain:   # retain_grad sees the gradient after every other hook, like PyTorch
                 for i, g in enumerate(buf):
                     if g is not None: _apply_tensor_hooks(retain, i, g)
+            if node._node_pre_hooks:
+                for h in list(node._node_pre_hooks):
+                    r = h(tuple(buf))
+                    if r is not None: buf = list(r)
             if want:
                 for i, g in enumerate(buf):
                     for k in want.get((node, i), ()): captured[k] = g
+            if run is not None and node not in run: continue   # autograd.grad: leads to none of the inputs
             if type(node) is AccumulateGrad:
                 if accumulate and buf[0] is not None:
                     _accumulate_into_leaf(node.variable, buf[0], create_graph)
@@ -467,9 +479,24 @@ def run_backward(roots: Sequence[Tensor], grads: Sequence[Tensor], retain_graph:
                 if b is None: b = buffers[nxt] = [None] * nxt._n_out
                 _accumulate(b, nr, g)
             if not retain_graph: node._release()
+        cbs = queues[-1]
+        i = 0
+        while i < len(cbs):   # a callback may queue more
+            cbs[i](); i += 1
     finally:
+        queues.pop()
         _State.grad_enabled = prev_mode
     return captured if capture is not None else None
+
+def _leading_to(targets: set, order: list) -> set:
+    "The nodes whose backward must run to reach `targets`: those with an edge into a target or into such a node."
+    leads, run = set(targets), set()
+    for node in reversed(order):   # every node comes after the nodes its gradients flow to
+        for nxt, _ in node.next_functions:
+            if nxt in leads:
+                leads.add(node); run.add(node)
+                break
+    return run
 
 def _accumulate_into_leaf(t: Tensor, g: Tensor, create_graph: bool) -> None:
     "`t.grad += g` (a fresh tensor the first time; recorded when `create_graph`)."
@@ -489,6 +516,21 @@ def _accumulate_into_leaf(t: Tensor, g: Tensor, create_graph: bool) -> None:
 def _copy_of(g: Tensor) -> Tensor:
     "`g.detach().clone()`: a fresh copy outside the graph (a backend copy, without the op machinery)."
     return Tensor._make(get_backend(g._device.type).copy(g._data, g.dtype), g.dtype, g._device)
+
+# %% ../nbs/07_autograd.ipynb #2213c916
+class _ExecutionEngine:
+    "PyTorch's `Variable._execution_engine`: here, the queue of callbacks run when the current backward ends."
+    def queue_callback(self, callback: Callable[[], None]) -> None:
+        "Run `callback()` once the backward now running has accumulated its last gradient."
+        queues = _State.final_callbacks
+        if not queues: raise RuntimeError("Final callbacks can only be installed during backward pass.")
+        queues[-1].append(callback)
+
+class Variable:
+    "PyTorch's legacy name of a tensor: `Variable(t)` is `t`; `Variable._execution_engine` is the engine."
+    _execution_engine = _ExecutionEngine()
+    def __new__(cls, data: Tensor, requires_grad: bool = False) -> Tensor:
+        return data.requires_grad_(requires_grad) if requires_grad else data
 
 # %% ../nbs/07_autograd.ipynb #e252dd13
 def _make_grads(outputs: Sequence[Tensor], grad_outputs: Sequence[Tensor | None]) -> list[Tensor]:

@@ -185,3 +185,168 @@ def test_nothing_saved_backward_twice(expr):
         y.backward(); y.backward()
         return x.grad
     assert _raises_same(run) is None
+
+
+# ---- the engine: queued callbacks, pruning in autograd.grad, node hooks on AccumulateGrad ----------------------
+def _engine(lib):
+    return lib.autograd.Variable._execution_engine
+
+
+def test_queue_callback_outside_backward_raises(lib):
+    with pytest.raises(RuntimeError, match="Final callbacks can only be installed during backward pass"):
+        _engine(lib).queue_callback(lambda: None)
+
+
+def test_queue_callback_runs_after_last_gradient(lib):
+    w1 = lib.ones(3, requires_grad=True)
+    w2 = lib.ones(3, requires_grad=True)
+    log = []
+    def on_first_grad(t):
+        log.append('acc')
+        if len(log) == 1:
+            _engine(lib).queue_callback(lambda: log.append(('done', w1.grad.tolist(), w2.grad.tolist())))
+    w1.register_post_accumulate_grad_hook(on_first_grad)
+    w2.register_post_accumulate_grad_hook(on_first_grad)
+    ((w1 * 2).sum() + (w2 * w2 * 3).sum()).backward()
+    assert log == ['acc', 'acc', ('done', [2.0] * 3, [6.0] * 3)]
+    # the queue is emptied: a second backward runs no callback unless one is queued again
+    log.clear()
+    w1.grad = w2.grad = None
+    ((w1 * 2).sum() + (w2 * 2).sum()).backward()
+    assert log == ['acc', 'acc', ('done', [2.0] * 3, [2.0] * 3)]
+
+
+def test_queue_callback_can_queue_more(lib):
+    w = lib.ones(2, requires_grad=True)
+    log = []
+    def first():
+        log.append(1); _engine(lib).queue_callback(lambda: log.append(2))
+    h = w.register_hook(lambda g: _engine(lib).queue_callback(first))
+    (w * 3).sum().backward()
+    assert log == [1, 2]
+
+
+def test_nested_backward_keeps_own_queue(lib):
+    outer_w = lib.ones(2, requires_grad=True)
+    log = []
+    def hook(g):
+        _engine(lib).queue_callback(lambda: log.append('outer done'))
+        inner = lib.ones(2, requires_grad=True)
+        def inner_hook(g2):
+            _engine(lib).queue_callback(lambda: log.append('inner done'))
+        inner.register_hook(inner_hook)
+        with lib.enable_grad():   # hooks run with grad mode off
+            (inner * 5).sum().backward()
+        log.append('inner returned')
+    outer_w.register_hook(hook)
+    (outer_w * 2).sum().backward()
+    assert log == ['inner done', 'inner returned', 'outer done']
+
+
+def test_callbacks_dropped_after_failed_backward(lib):
+    class Boom(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x): return x.clone()
+        @staticmethod
+        def backward(ctx, g): raise ValueError("boom")
+    w = lib.ones(2, requires_grad=True)
+    log = []
+    w.register_hook(lambda g: None)
+    y = Boom.apply(w * 1)
+    y.register_hook(lambda g: _engine(lib).queue_callback(lambda: log.append('ran')))
+    with pytest.raises(ValueError):
+        y.sum().backward()
+    assert log == []
+    with pytest.raises(RuntimeError):   # no backward running now
+        _engine(lib).queue_callback(lambda: None)
+
+
+def _boom_fn(lib, calls):
+    class Boom(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x): return x.clone()
+        @staticmethod
+        def backward(ctx, g):
+            calls.append('boom'); raise RuntimeError("Boom.backward must not run")
+    return Boom
+
+
+def test_grad_skips_nodes_not_leading_to_inputs(lib):
+    calls = []
+    x = lib.ones(3, requires_grad=True)
+    w = lib.ones(3, requires_grad=True)
+    y = (_boom_fn(lib, calls).apply(w) * 4 + x * x * 2).sum()
+    gx, = lib.autograd.grad(y, x)
+    assert gx.tolist() == [4.0] * 3 and calls == []
+
+
+def test_grad_skips_branch_below_nonleaf_input(lib):
+    "An intermediate input: nothing below it runs (the Boom node feeds it but the gradient stops there)."
+    calls = []
+    w = lib.ones(3, requires_grad=True)
+    h = _boom_fn(lib, calls).apply(w) * 3
+    y = (h * h).sum()
+    gh, = lib.autograd.grad(y, h)
+    assert gh.tolist() == [6.0] * 3 and calls == []
+
+
+def test_backward_inputs_skips_other_branches(lib):
+    calls = []
+    x = lib.ones(3, requires_grad=True)
+    w = lib.ones(3, requires_grad=True)
+    y = (_boom_fn(lib, calls).apply(w) + x * 3).sum()
+    y.backward(inputs=[x])
+    assert x.grad.tolist() == [3.0] * 3 and w.grad is None and calls == []
+
+
+def test_grad_still_runs_shared_paths(lib):
+    x = lib.tensor([1.0, 2.0], requires_grad=True)
+    w = lib.tensor([3.0, 4.0], requires_grad=True)
+    h = x * w
+    y = (h.exp() * x + w.sin()).sum()
+    gx, = lib.autograd.grad(y, [x])
+    ref = (h.exp() * w * x + h.exp()).detach()
+    assert [round(v, 4) for v in gx.tolist()] == [round(v, 4) for v in ref.tolist()]
+
+
+def test_node_prehook_on_accumulate_grad(lib):
+    x = lib.ones(2, requires_grad=True)
+    y = x * 2
+    acc = y.grad_fn.next_functions[0][0]
+    assert type(acc).__name__ == 'AccumulateGrad'
+    log = []
+    acc.register_prehook(lambda go: (log.append(('pre', type(go).__name__, len(go))), (go[0] * 10,))[1])
+    acc.register_hook(lambda gi, go: log.append(('post', len(gi), go[0].tolist())))
+    y.grad_fn.register_prehook(lambda go: log.append(('mul pre', type(go).__name__)))
+    y.sum().backward()
+    assert log == [('mul pre', 'tuple'), ('pre', 'tuple', 1), ('post', 0, [20.0, 20.0])]
+    assert x.grad.tolist() == [20.0, 20.0]
+
+
+def test_node_prehook_replaces_gradient(lib):
+    x = lib.ones(2, requires_grad=True)
+    y = x * 3
+    z = y * 2
+    h = z.grad_fn.register_prehook(lambda go: (go[0] + 1,))
+    z.sum().backward()
+    assert x.grad.tolist() == [12.0, 12.0]   # (1 + 1) * 2 * 3
+    h.remove()
+    x.grad = None
+    (x * 3 * 2).sum().backward()
+    assert x.grad.tolist() == [6.0, 6.0]
+
+
+def test_tensor_hook_then_node_prehook_order(lib):
+    x = lib.ones(2, requires_grad=True)
+    y = x * 3
+    log = []
+    y.grad_fn.register_prehook(lambda go: log.append('node'))
+    y.register_hook(lambda g: log.append('tensor'))
+    y.sum().backward()
+    assert log == ['tensor', 'node']
+
+
+def test_variable_alias(lib):
+    t = lib.ones(2)
+    v = lib.autograd.Variable(t)
+    assert isinstance(v, lib.Tensor) and v.tolist() == [1.0, 1.0] and not v.requires_grad
