@@ -669,3 +669,152 @@ def test_bce_gradient_at_0_and_1(dtype, reduction):
         rt.sum().backward(); rm.sum().backward()
         torch.testing.assert_close(_to_torch16(mx.grad), tx.grad, rtol=1e-3, atol=1e-3, equal_nan=True)
         torch.testing.assert_close(_to_torch16(my.grad), ty.grad, rtol=1e-3, atol=1e-3, equal_nan=True)
+
+
+# --- Issue 21: more layers, lazy modules, node names, module paths --------------------------------------------
+
+def test_bilinear_against_torch():
+    torch.manual_seed(0)
+    theirs = torch.nn.Bilinear(3, 4, 5, dtype=torch.float64)
+    ours = nn.Bilinear(3, 4, 5, dtype=minitorch.float64)
+    check_module(ours, theirs, torch.randn(2, 6, 3, dtype=torch.float64), torch.randn(2, 6, 4, dtype=torch.float64),
+                 tol=1e-10)
+    nb = nn.Bilinear(3, 4, 5, bias=False)
+    assert nb.bias is None and repr(nb) == repr(torch.nn.Bilinear(3, 4, 5, bias=False))
+    with pytest.raises(RuntimeError): F.bilinear(minitorch.ones(2, 3), minitorch.ones(3, 4), minitorch.ones(5, 3, 4))
+
+
+@pytest.mark.parametrize('name,shape', [('Dropout1d', (8, 16, 10)), ('Dropout2d', (8, 16, 4, 4)),
+                                        ('Dropout3d', (4, 16, 2, 3, 3)), ('FeatureAlphaDropout', (8, 16, 4, 4))])
+def test_channel_dropout_zeroes_whole_channels(name, shape):
+    layer, tlayer = getattr(nn, name)(0.3), getattr(torch.nn, name)(0.3)
+    assert repr(layer) == repr(tlayer)
+    minitorch.manual_seed(1)
+    x = minitorch.randn(*shape)
+    y = layer(x).reshape(shape[0], shape[1], -1)
+    xf = x.reshape(shape[0], shape[1], -1)
+    if 'Alpha' in name:
+        a_ = -1.7580993408473766
+        a = ((1 - 0.3) * (1 + 0.3 * a_ * a_)) ** -0.5
+        same = (y == y[..., :1]).all(-1) | (y - (a * xf - a * a_ * 0.3)).abs().amax(-1).lt(1e-5)
+    else: same = (y == 0).all(-1) | (y - xf / 0.7).abs().amax(-1).lt(1e-5)
+    assert same.all().item()
+    layer.eval(); assert layer(x) is x
+
+
+def test_dropout_errors_and_warnings_as_torch():
+    for f in ('dropout1d', 'dropout2d', 'dropout3d', 'alpha_dropout', 'feature_alpha_dropout'):
+        with pytest.raises(ValueError, match='between 0 and 1, but got 1.5'): getattr(F, f)(minitorch.ones(2, 3, 4), 1.5)
+        with pytest.raises(ValueError, match='between 0 and 1'): getattr(torch.nn.functional, f)(torch.ones(2, 3, 4), 1.5)
+    with pytest.raises(RuntimeError, match='dropout1d: Expected 2D or 3D input, but received a 4D input'):
+        F.dropout1d(minitorch.ones(1, 2, 3, 4))
+    for f, shape in [('dropout2d', (2, 3)), ('dropout2d', (2, 3, 4)), ('dropout3d', (2, 3))]:
+        with warnings.catch_warnings(record=True) as ours:
+            warnings.simplefilter('always'); getattr(F, f)(minitorch.ones(*shape))
+        with warnings.catch_warnings(record=True) as theirs:
+            warnings.simplefilter('always'); getattr(torch.nn.functional, f)(torch.ones(*shape))
+        assert [str(w.message) for w in ours] == [str(w.message) for w in theirs]
+    assert F.dropout1d(minitorch.ones(3, 4)).shape == (3, 4)
+
+
+def test_alpha_dropout_keeps_selu_statistics():
+    minitorch.manual_seed(0)
+    y = F.alpha_dropout(minitorch.randn(400_000, dtype=minitorch.float64), 0.3, training=True)
+    assert abs(y.mean().item()) < 0.01 and abs(y.std().item() - 1) < 0.01
+    assert nn.AlphaDropout(0.3).eval()(y) is y and repr(nn.AlphaDropout(0.2)) == repr(torch.nn.AlphaDropout(0.2))
+
+
+def test_softmax2d():
+    x = torch.randn(2, 3, 4, 5, dtype=torch.float64)
+    assert close(nn.Softmax2d()(mt(x)), torch.nn.Softmax2d()(x), 1e-12)
+    with pytest.raises(ValueError, match='expected input to be 3D or 4D'): nn.Softmax2d()(minitorch.ones(2, 3))
+
+
+@pytest.mark.parametrize('lazy,full,args,shape', [
+    ('LazyLinear', 'Linear', (5,), (3, 7)), ('LazyLinear', 'Linear', (5,), (2, 3, 7)),
+    ('LazyConv1d', 'Conv1d', (4, 3), (2, 6, 9)), ('LazyConv2d', 'Conv2d', (4, 3), (2, 6, 8, 8)),
+    ('LazyConv2d', 'Conv2d', (4, 3), (6, 8, 8))])
+def test_lazy_modules_materialize_like_torch(lazy, full, args, shape):
+    ours, theirs = getattr(nn, lazy)(*args), getattr(torch.nn, lazy)(*args)
+    assert repr(ours) == repr(theirs)
+    params = list(ours.parameters())
+    assert all(isinstance(p, nn.parameter.UninitializedParameter) for p in params)
+    opt = minitorch.optim.SGD(ours.parameters(), lr=0.1)        # built before the first call, as published code does
+    x = torch.randn(*shape)
+    theirs(x)
+    out = ours(mt(x))
+    assert type(ours) is getattr(nn, full) and repr(ours) == repr(theirs)
+    assert [tuple(p.shape) for p in ours.parameters()] == [tuple(p.shape) for p in theirs.parameters()]
+    assert all(a is b and type(a) is nn.Parameter for a, b in zip(ours.parameters(), params))
+    bound = 1 / math.sqrt(ours.weight[0].numel())                 # kaiming_uniform(a=√5) bound = 1/√fan_in
+    assert ours.weight.abs().max().item() <= bound
+    out.sum().backward(); opt.step()
+    ours.load_state_dict({k: mt(v) for k, v in theirs.state_dict().items()})
+    assert close(ours(mt(x)), theirs(x), 1e-5)
+
+
+def test_parameter_list_and_dict():
+    pl = nn.ParameterList([minitorch.zeros(2), nn.Parameter(minitorch.ones(3))])
+    tpl = torch.nn.ParameterList([torch.zeros(2), torch.nn.Parameter(torch.ones(3))])
+    assert [n for n, _ in pl.named_parameters()] == [n for n, _ in tpl.named_parameters()]
+    assert isinstance(pl[0], nn.Parameter) and pl[-1].shape == (3,) and len(pl) == 2 and len(pl[1:]) == 1
+    pl.append(minitorch.zeros(4)); assert len(list(pl.parameters())) == 3
+    pd = nn.ParameterDict({'a': minitorch.zeros(2), 'b': minitorch.ones(1)})
+    tpd = torch.nn.ParameterDict({'a': torch.zeros(2), 'b': torch.ones(1)})
+    assert list(pd.keys()) == list(tpd.keys()) and 'a' in pd and isinstance(pd['a'], nn.Parameter)
+    assert [n for n, _ in pd.named_parameters()] == [n for n, _ in tpd.named_parameters()]
+    sd = pd.state_dict(); assert sorted(sd) == sorted(tpd.state_dict())
+
+
+@pytest.mark.parametrize('shape,bias', [((4, 3), True), ((4, 3), False), ((2, 4, 3), True), ((3,), True),
+                                        ((0, 3), True), ((2, 2, 4, 3), True)])
+def test_linear_node_names_as_torch(shape, bias):
+    "nn.Linear's graph has PyTorch's nodes (AddmmBackward0 with a bias, MmBackward0 without), same values and grads."
+    torch.manual_seed(0)
+    theirs = torch.nn.Linear(3, 5, bias=bias, dtype=torch.float64)
+    ours = nn.Linear(3, 5, bias=bias, dtype=minitorch.float64)
+    ours.load_state_dict({k: mt(v) for k, v in theirs.state_dict().items()})
+    x = torch.randn(*shape, dtype=torch.float64, requires_grad=True)
+    mx = mt(x, True)
+    tout, out = theirs(x), ours(mx)
+    assert out.grad_fn.name() == tout.grad_fn.name()
+    assert [f.name().split('::')[-1] for f, _ in out.grad_fn.next_functions if f is not None] == \
+        [f.name().split('::')[-1] for f, _ in tout.grad_fn.next_functions if f is not None]
+    g = torch.randn_like(tout)
+    tout.backward(g); out.backward(mt(g))
+    assert close(out, tout, 1e-12) and close(mx.grad, x.grad, 1e-12)
+    for (n, p), (_, tp) in zip(ours.named_parameters(), theirs.named_parameters()):
+        assert close(p.grad, tp.grad, 1e-12), n
+        assert p.grad.is_contiguous()
+
+
+@pytest.mark.parametrize('kw', [{}, {'pos_weight': True}, {'weight': True}, {'reduction': 'none'}, {'reduction': 'sum'}])
+def test_bce_with_logits_node_and_grads(kw):
+    torch.manual_seed(0)
+    x, y = torch.randn(6, 3, dtype=torch.float64, requires_grad=True), torch.rand(6, 3, dtype=torch.float64, requires_grad=True)
+    extra = {k: (torch.rand(3, dtype=torch.float64) * 2 if v is True else v) for k, v in kw.items()}
+    mx, my = mt(x, True), mt(y, True)
+    tl = tF.binary_cross_entropy_with_logits(x, y, **extra)
+    ml = F.binary_cross_entropy_with_logits(mx, my, **{k: mt(v) if isinstance(v, torch.Tensor) else v for k, v in extra.items()})
+    assert ml.grad_fn.name() == tl.grad_fn.name() == 'BinaryCrossEntropyWithLogitsBackward0'
+    g = torch.randn_like(tl)
+    tl.backward(g); ml.backward(mt(g))
+    assert close(ml, tl, 1e-12) and close(mx.grad, x.grad, 1e-12) and close(my.grad, y.grad, 1e-12)
+    l = nn.BCEWithLogitsLoss()(mx, my)
+    assert l.grad_fn.name() == 'BinaryCrossEntropyWithLogitsBackward0'
+
+
+def test_torch_module_paths():
+    import importlib
+    import torch.nn.modules as tm
+    for sub in ('activation', 'linear', 'conv', 'loss', 'container', 'normalization', 'dropout', 'pooling', 'rnn',
+                'sparse', 'batchnorm', 'module', 'flatten', 'padding', 'distance', 'transformer', 'fold', 'lazy'):
+        ours = importlib.import_module(f'minitorch.nn.modules.{sub}')
+        assert getattr(nn.modules, sub) is ours
+        names = [n for n in getattr(getattr(tm, sub), '__all__', []) if hasattr(nn, n)]
+        assert names, sub
+        for n in names: assert getattr(ours, n) is getattr(nn, n), (sub, n)
+    from minitorch.nn.modules.activation import ReLU
+    from minitorch.nn.parameter import Parameter
+    from minitorch.nn.modules.loss import _Loss
+    assert ReLU is nn.ReLU and Parameter is nn.Parameter and issubclass(nn.MSELoss, _Loss)
