@@ -498,3 +498,16 @@ def test_cholesky_solve_inverse(dtype):
     m, mb = M(f, requires_grad=True), M(b, requires_grad=True)
     (mla.cholesky_solve(mb, m, True).abs() ** 2).sum().backward()
     close(mb.grad, tb.grad, 1e-9)
+
+
+def test_cuda_inputs_stay_on_cuda():
+    "The host kernels run on a copy of a cuda input; results and gradients go back to cuda (simulator without a GPU)."
+    a = np.random.default_rng(0).standard_normal((2, 3, 3)) + 3 * np.eye(3)
+    A = minitorch.tensor(a, device='cuda', requires_grad=True)
+    X = mla.solve(A, mla.inv(A)[..., :1])
+    assert X.device.type == 'cuda'
+    X.sum().backward()
+    assert A.grad.device.type == 'cuda'
+    t = torch.tensor(a, requires_grad=True)
+    torch.linalg.solve(t, torch.linalg.inv(t)[..., :1]).sum().backward()
+    close(A.grad.cpu(), t.grad, 1e-12)
