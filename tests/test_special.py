@@ -138,3 +138,12 @@ def test_complex_inputs_refused_like_torch(name):
         try: f()
         except Exception as e: return type(e).__name__, str(e)
     assert err(lambda: getattr(ms, name)(minitorch.tensor([1 + 1j]))) == err(lambda: getattr(torch.special, name)(torch.tensor([1 + 1j])))
+
+
+def test_cuda_inputs_stay_on_cuda():
+    x = minitorch.tensor([0.5, 1.5, 3.0], dtype=minitorch.float64, device='cuda', requires_grad=True)
+    y = ms.gammaln(x)
+    assert y.device.type == 'cuda'
+    y.sum().backward()
+    assert x.grad.device.type == 'cuda'
+    np.testing.assert_allclose(x.grad.cpu().numpy(), torch.special.digamma(torch.tensor([0.5, 1.5, 3.0], dtype=torch.float64)).numpy(), rtol=1e-10)
