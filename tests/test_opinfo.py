@@ -1,6 +1,6 @@
 """OpInfo differential tests: seeded random programs (single ops and chains) run in minitorch and in torch.
 
-The fast slice runs in CI: over the ops of `CLEAN` it asserts zero value/dtype/shape/stride/grad mismatches, no
+The fast slice runs in CI: over the ops of `CLEAN` it asserts zero value/dtype/shape/stride/alias/grad mismatches, no
 crash or hang, and an error mismatch rate (error-class, minitorch-raised, minitorch-did-not-raise) below
 `ERROR_RATE`. `KNOWN_FAILING` lists every other op of the database with the reason it is left out; when you fix
 one, move it to `CLEAN` (`tests/opinfo_report.py --ops <name> -n 2000` shows what is left; `tests/opinfo_report.py
