@@ -111,3 +111,69 @@ def test_nn_classes_are_modules_and_functions_callable():
             assert issubclass(obj, minitorch.nn.Module), n
     for n in FUNCTIONAL: assert callable(getattr(minitorch.nn.functional, n)), n
     for n in OPTIM[1:-2]: assert issubclass(getattr(minitorch.optim, n), minitorch.optim.Optimizer), n
+
+
+# --- Published programs that use the new surface (tests/programs/, run as in test_programs.py) ------------------
+
+import numpy as np  # noqa: E402
+
+from test_programs import close, copy_weights, load, snapshot  # noqa: E402
+
+
+def _digits(seed, n):
+    rng = np.random.default_rng(seed)
+    return rng.standard_normal((n, 1, 28, 28)).astype(np.float32), rng.integers(0, 10, n)
+
+
+def test_d2l_lazy_lenet_and_bn_lenet():
+    "d2l's LeNet (LazyConv2d/LazyLinear, init_cnn, layer_summary) and BatchNorm LeNet trained with train_ch6."
+    (Xtr, ytr), (Xte, yte) = _digits(3, 32), _digits(4, 16)
+    runs = {}
+    for lib in ("torch", "minitorch"):
+        prog = load("d2l_lenet", lib)
+        T = prog.torch
+        T.manual_seed(0)
+        lazy = prog.LeNet()
+        lazy.apply_init([T.randn(1, 1, 28, 28)], prog.init_cnn)
+        assert type(lazy.net[0]) is prog.nn.Conv2d and type(lazy.net[-1]) is prog.nn.Linear
+        shapes = lazy.layer_summary((2, 1, 28, 28))
+        bn = prog.bn_lenet()
+        if lib == "torch": init = (snapshot(lazy), snapshot(bn))
+        else: copy_weights(lazy, init[0]); copy_weights(bn, init[1])
+        TD, DL = T.utils.data.TensorDataset, T.utils.data.DataLoader
+        train_iter = DL(TD(T.tensor(Xtr), T.tensor(ytr)), batch_size=8)
+        test_iter = DL(TD(T.tensor(Xte), T.tensor(yte)), batch_size=8)
+        h1 = prog.train_ch6(lazy, train_iter, test_iter, num_epochs=2, lr=0.9, init=False)
+        h2 = prog.train_ch6(bn, train_iter, test_iter, num_epochs=2, lr=0.9, init=False)
+        runs[lib] = (shapes, h1, h2, bn)
+    (s1, a1, b1, bn1), (s2, a2, b2, bn2) = runs["minitorch"], runs["torch"]
+    assert s1 == s2
+    for x, y in zip(a1 + b1, a2 + b2):
+        close(x[0], y[0], rtol=1e-3, atol=1e-4)
+        assert x[1:] == pytest.approx(y[1:])
+    close(bn1[1].running_mean.numpy(), bn2[1].running_mean.numpy(), rtol=1e-3, atol=1e-5)
+    close(bn1[-1].weight.detach().numpy(), bn2[-1].weight.detach().numpy(), rtol=1e-3, atol=1e-5)
+
+
+def test_mnist_dropout2d_sgd_momentum():
+    "The 2018 MNIST example (Dropout2d, F.dropout(training=...), SGD momentum) against torch from the same weights."
+    (Xtr, ytr), (Xte, yte) = _digits(5, 24), _digits(6, 8)
+    runs = {}
+    for lib in ("torch", "minitorch"):
+        prog = load("mnist_dropout2d", lib)
+        T = prog.torch
+        T.manual_seed(1)
+        model = prog.Net(0.0)
+        init = snapshot(model) if lib == "torch" else copy_weights(model, init)
+        TD = T.utils.data.TensorDataset
+        runs[lib] = prog.main(model, TD(T.tensor(Xtr), T.tensor(ytr)), TD(T.tensor(Xte), T.tensor(yte)),
+                              batch_size=8, test_batch_size=8, epochs=2)
+        if lib == "minitorch":       # with the example's p=0.5, Dropout2d drops whole channels in training
+            m = prog.Net()
+            m.train()
+            y = m.conv2_drop(T.ones(8, 20, 8, 8)).reshape(8, 20, 64)
+            assert ((y == 0).all(-1) | (y == 2).all(-1)).all().item() and 0 < (y == 0).float().mean().item() < 1
+    for (l1, (tl1, c1)), (l2, (tl2, c2)) in zip(runs["minitorch"], runs["torch"]):
+        close(l1, l2, rtol=1e-3, atol=1e-4)
+        close(tl1, tl2, rtol=1e-3, atol=1e-4)
+        assert c1 == c2
