@@ -147,3 +147,19 @@ def test_cuda_inputs_stay_on_cuda():
     y.sum().backward()
     assert x.grad.device.type == 'cuda'
     np.testing.assert_allclose(x.grad.cpu().numpy(), torch.special.digamma(torch.tensor([0.5, 1.5, 3.0], dtype=torch.float64)).numpy(), rtol=1e-10)
+
+
+def test_gammainc_gammaincc():
+    a = torch.tensor([0.5, 1., 2.5, 10., 30., 0.1, 3., 0., 1., float('nan')], dtype=torch.float64)
+    x = torch.tensor([0.2, 1., 7., 9.5, 25., 0.01, 0., 1., float('inf'), 1.], dtype=torch.float64)
+    for f in ('gammainc', 'gammaincc'):
+        close(getattr(ms, f)(minitorch.tensor(a.numpy()), minitorch.tensor(x.numpy())), getattr(torch.special, f)(a, x), 1e-8)
+    tx = x[:6].clone().requires_grad_()
+    mx = minitorch.tensor(x[:6].numpy(), requires_grad=True)
+    for f in ('gammainc', 'gammaincc'):
+        tx.grad = None; mx.grad = None
+        getattr(torch.special, f)(a[:6], tx).sum().backward()
+        getattr(ms, f)(minitorch.tensor(a[:6].numpy()), mx).sum().backward()
+        close(mx.grad, tx.grad, 1e-8)
+    with pytest.raises(NotImplementedError):
+        ms.gammainc(minitorch.tensor([1.], requires_grad=True), minitorch.tensor([1.])).sum().backward()
