@@ -163,3 +163,18 @@ def test_gammainc_gammaincc():
         close(mx.grad, tx.grad, 1e-8)
     with pytest.raises(NotImplementedError):
         ms.gammainc(minitorch.tensor([1.], requires_grad=True), minitorch.tensor([1.])).sum().backward()
+
+
+POLYS = ['chebyshev_polynomial_t', 'chebyshev_polynomial_u', 'chebyshev_polynomial_v', 'chebyshev_polynomial_w',
+         'hermite_polynomial_h', 'hermite_polynomial_he', 'laguerre_polynomial_l', 'legendre_polynomial_p']
+
+
+@pytest.mark.parametrize("name", POLYS)
+def test_orthogonal_polynomials(name):
+    x = torch.tensor([-2., -1., -0.5, 0., 0.3, 1., 1.5, 3.], dtype=torch.float64)
+    for n in (-1, 0, 1, 2, 5, 12, 20):
+        close(getattr(ms, name)(minitorch.tensor(x.numpy()), n), getattr(torch.special, name)(x, n), 1e-9, 1e-12)
+    nt = torch.tensor([0., 2.5, 3., 7.], dtype=torch.float64)          # tensor degrees, truncated
+    close(getattr(ms, name)(minitorch.tensor(x[:4].numpy()), minitorch.tensor(nt.numpy())), getattr(torch.special, name)(x[:4], nt), 1e-10, 1e-12)
+    assert getattr(ms, name)(minitorch.tensor([1, 2]), 3).dtype == minitorch.float32
+    assert not getattr(ms, name)(minitorch.tensor([0.5], requires_grad=True), 3).requires_grad
