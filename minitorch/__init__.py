@@ -68,4 +68,19 @@ import minitorch.utils.data
 from .serialization import save, load
 from .complex_autograd import angle, complex, polar, view_as_real, view_as_complex
 
+from .views import as_strided
+from .ops import memory_format, preserve_format, contiguous_format, channels_last, channels_last_3d
+from .dtypes import int64 as long, int32 as int, int16 as short  # PyTorch's aliases (they shadow the
+                                                                          # builtins only in this module)
 autograd.forward_ad = forward_ad  # `minitorch.autograd.forward_ad`, as in PyTorch
+
+# %% ../nbs/99_api.ipynb #6f1b93ec
+_LAZY_MODULES = ("linalg", "special", "distributed")
+
+
+def __getattr__(name: str):
+    "Import `minitorch.linalg`, `.special` and `.distributed` the first time they are used."
+    if name in _LAZY_MODULES:
+        import importlib
+        return importlib.import_module(f"minitorch.{name}")
+    raise AttributeError(f"module 'minitorch' has no attribute '{name}'")
