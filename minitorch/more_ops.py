@@ -12,7 +12,7 @@ from . import dtypes as dt
 from .tensors import Tensor, tensor, zeros, zeros_like, patch
 from .ops import (where, exp, log, log1p, sqrt, sin, abs, trunc, isnan, isinf, isposinf, isneginf, signbit,
                   maximum, minimum, clamp, pow, cos, isfinite, check_kernel, need_tensors, need_input_tensor, opmath, torch_name, binary_forward,
-                  _result_type, _cj)
+                  _result_type, _cj, _write_out)
 from .autograd import Function
 from .reductions import sum, mm, mv, bmm, outer, return_types, matmul, _rtype
 from .views import narrow, cat, stack, gather, sort, reshape, flatten
@@ -86,26 +86,31 @@ def _axpby(input: Tensor, prod: Tensor, beta: Any, alpha: Any) -> Tensor:
     if beta == 0: return r + zeros((), dtype=r.dtype, device=r.device).expand(*input.shape)
     return r + (input if beta == 1 else input * beta)
 
-def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1, out: Any = None) -> Tensor:
     "`beta * input + alpha * (mat1 @ mat2)`."
+    if out is not None: return _write_out(addmm(input, mat1, mat2, beta=beta, alpha=alpha), out, 'addmm')
     return _axpby(input, mm(mat1, mat2), beta, alpha)
 
-def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any = 1, out: Any = None) -> Tensor:
     "`beta * input + alpha * (mat @ vec)`."
+    if out is not None: return _write_out(addmv(input, mat, vec, beta=beta, alpha=alpha), out, 'addmv')
     if input.dim() > 1 or mat.dim() != 2 or vec.dim() != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got {input.dim()}, {mat.dim()}, {vec.dim()}")
     return _axpby(input, mv(mat, vec), beta, alpha)
 
-def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any = 1, out: Any = None) -> Tensor:
     "`beta * input + alpha * outer(vec1, vec2)`."
+    if out is not None: return _write_out(addr(input, vec1, vec2, beta=beta, alpha=alpha), out, 'addr')
     return _axpby(input, outer(vec1, vec2), beta, alpha)
 
-def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1, out: Any = None) -> Tensor:
     "`beta * input + alpha * bmm(batch1, batch2)`."
+    if out is not None: return _write_out(baddbmm(input, batch1, batch2, beta=beta, alpha=alpha), out, 'baddbmm')
     return _axpby(input, bmm(batch1, batch2), beta, alpha)
 
-def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1, out: Any = None) -> Tensor:
     "`beta * input + alpha * sum_b batch1[b] @ batch2[b]`."
+    if out is not None: return _write_out(addbmm(input, batch1, batch2, beta=beta, alpha=alpha), out, 'addbmm')
     return _axpby(input, bmm(batch1, batch2).sum(0), beta, alpha)
 
 _addcmul = _pointwise('AddcmulBackward0',
@@ -115,16 +120,18 @@ _addcdiv = _pointwise('AddcdivBackward0',
     lambda x, a, b, v, d: opmath(lambda x, a, b: x + (a * v) / b, x.to(d), a.to(d), b.to(d), out_dtype=d),
     lambda ctx, g, x, a, b, v, d, out: (g, g * _cj(v / b), -g * _cj(v * a / (b * b)), None, None), keep=(1, 2))
 
-def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
+def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1, out: Any = None) -> Tensor:
     "`input + value * tensor1 * tensor2`, in float32 for half tensors (PyTorch's order: `(value * t1) * t2`)."
+    if out is not None: return _write_out(addcmul(input, tensor1, tensor2, value=value), out, 'addcmul')
     need_tensors('addcmul', input, tensor1, tensor2, names=('input', 'tensor1', 'tensor2'))
     d = dt.result_type(input, tensor1, tensor2)
     check_kernel('addcmul', d)
     if not (d.is_floating_point or d.is_complex): value = int(value)
     return _addcmul(input, tensor1, tensor2, value, d)
 
-def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
+def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1, out: Any = None) -> Tensor:
     "`input + value * tensor1 / tensor2` (integer tensors are refused, as in PyTorch)."
+    if out is not None: return _write_out(addcdiv(input, tensor1, tensor2, value=value), out, 'addcdiv')
     need_tensors('addcdiv', input, tensor1, tensor2, names=('input', 'tensor1', 'tensor2'))
     if not tensor1.dtype.is_floating_point and not tensor1.dtype.is_complex and \
        not tensor2.dtype.is_floating_point and not tensor2.dtype.is_complex:
@@ -185,8 +192,9 @@ def _lerp_bwd(ctx, g, x, e, w, out):
 _lerp_s = _pointwise('LerpBackward0', _lerp_fwd, _lerp_bwd, keep=())   # a number weight: nothing to save
 _lerp_t = _pointwise('LerpBackward1', _lerp_fwd, _lerp_bwd)
 
-def lerp(input: Tensor, end: Tensor, weight: Any) -> Tensor:
+def lerp(input: Tensor, end: Tensor, weight: Any, *, out: Any = None) -> Tensor:
     "`input + weight * (end - input)` (floating point only), computed as PyTorch does."
+    if out is not None: return _write_out(lerp(input, end, weight), out, 'lerp')
     if not isinstance(input, Tensor) or not isinstance(end, Tensor):
         got = ', '.join('Tensor' if isinstance(v, Tensor) else type(v).__name__ for v in (input, end, weight))
         raise TypeError(f"lerp() received an invalid combination of arguments - got ({got}), but expected one of:")
@@ -218,14 +226,16 @@ _logaddexp = _pointwise('LogaddexpBackward0', lambda a, b: _lae_fwd(a, b, False)
 _logaddexp2 = _pointwise('Logaddexp2Backward0', lambda a, b: _lae_fwd(a, b, True), lambda ctx, g, a, b, out: (
     g / (1 + pow(2.0, b - a)), g / (1 + pow(2.0, a - b))))
 
-def logaddexp(input: Tensor, other: Tensor) -> Tensor:
+def logaddexp(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
     "`log(exp(input) + exp(other))`, computed stably (floating point and complex)."
+    if out is not None: return _write_out(logaddexp(input, other), out, 'logaddexp')
     _need_float2('logaddexp', input, other)
     d = _result_type(input, other)
     return _logaddexp(input.to(d), other.to(d))
 
-def logaddexp2(input: Tensor, other: Tensor) -> Tensor:
+def logaddexp2(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
     "`log2(2**input + 2**other)`, computed stably (floating point only)."
+    if out is not None: return _write_out(logaddexp2(input, other), out, 'logaddexp2')
     _need_float2('logaddexp2', input, other)
     d = _result_type(input, other)
     return _logaddexp2(input.to(d), other.to(d))
@@ -233,8 +243,9 @@ def logaddexp2(input: Tensor, other: Tensor) -> Tensor:
 _hypot = _pointwise('HypotBackward0', lambda a, b: binary_forward('hypot', a, b),
                     lambda ctx, g, a, b, out: (g * a / out, g * b / out), saves_out=True)
 
-def hypot(input: Tensor, other: Tensor) -> Tensor:
+def hypot(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
     "`sqrt(input**2 + other**2)` without overflow or underflow (floating point only)."
+    if out is not None: return _write_out(hypot(input, other), out, 'hypot')
     _need_float2('hypot', input, other)
     return _hypot(input, other)
 
@@ -247,8 +258,9 @@ _xlogy_tt = _pointwise('XlogyBackward0', _xlogy_fwd, lambda ctx, g, x, y, out: (
 _xlogy_ts = _pointwise('XlogyBackward2', _xlogy_fwd, lambda ctx, g, x, y, out: (_xlogy_fwd(g, y), None))
 _xlogy_st = _pointwise('XlogyBackward1', _xlogy_fwd, lambda ctx, g, x, y, out: (None, g * x / y))
 
-def xlogy(input: Any, other: Any) -> Tensor:
+def xlogy(input: Any, other: Any, *, out: Any = None) -> Tensor:
     "`input * log(other)`, 0 where `input == 0` (unless `other` is NaN); the dtype as PyTorch promotes it."
+    if out is not None: return _write_out(xlogy(input, other), out, 'xlogy')
     d = _result_type(input, other) if isinstance(input, Tensor) or isinstance(other, Tensor) else dt.get_default_dtype()
     check_kernel('xlogy', d)
     d = d if d.is_floating_point or d.is_complex else dt.get_default_dtype()
@@ -294,27 +306,32 @@ def _sinc_bwd(ctx, g, x, out):
 
 _sinc = _pointwise('SincBackward0', _sinc_fwd, _sinc_bwd)
 
-def sinc(input: Tensor) -> Tensor:
+def sinc(input: Tensor, *, out: Any = None) -> Tensor:
     "Normalized sinc `sin(pi x) / (pi x)`, 1 at 0."
+    if out is not None: return _write_out(sinc(input), out, 'sinc')
     return _sinc(input)
 
-def frac(input: Tensor) -> Tensor:
+def frac(input: Tensor, *, out: Any = None) -> Tensor:
     "`input - trunc(input)` (floating point only)."
+    if out is not None: return _write_out(frac(input), out, 'frac')
     check_kernel('frac', input.dtype)
     return opmath(lambda x: x - trunc(x), input)
 
-def deg2rad(input: Tensor) -> Tensor:
+def deg2rad(input: Tensor, *, out: Any = None) -> Tensor:
     "Degrees to radians."
+    if out is not None: return _write_out(deg2rad(input), out, 'deg2rad')
     check_kernel('deg2rad', input.dtype)
     return _float(input) * (math.pi / 180)
 
-def rad2deg(input: Tensor) -> Tensor:
+def rad2deg(input: Tensor, *, out: Any = None) -> Tensor:
     "Radians to degrees."
+    if out is not None: return _write_out(rad2deg(input), out, 'rad2deg')
     check_kernel('rad2deg', input.dtype)
     return _float(input) * (180 / math.pi)
 
-def heaviside(input: Tensor, values: Tensor) -> Tensor:
+def heaviside(input: Tensor, values: Tensor, *, out: Any = None) -> Tensor:
     "Step function: 0 below 0, `values` at 0, 1 above."
+    if out is not None: return _write_out(heaviside(input, values), out, 'heaviside')
     need_tensors('heaviside', input, values, names=('input', 'values'))
     check_kernel('heaviside', dt.promote_types(input.dtype, values.dtype))
     if input.dtype != values.dtype:
@@ -323,8 +340,9 @@ def heaviside(input: Tensor, values: Tensor) -> Tensor:
     one, zero = tensor(1, dtype=input.dtype), tensor(0, dtype=input.dtype)
     return where(x == 0, values.detach(), where(x > 0, one, zero))
 
-def float_power(input: Any, exponent: Any) -> Tensor:
+def float_power(input: Any, exponent: Any, *, out: Any = None) -> Tensor:
     "`input ** exponent` in double precision."
+    if out is not None: return _write_out(float_power(input, exponent), out, 'float_power')
     cplx = builtins.any(isinstance(v, complex) or (isinstance(v, Tensor) and v.dtype.is_complex) for v in (input, exponent))
     d = dt.complex128 if cplx else dt.float64
     x = input.to(d) if isinstance(input, Tensor) else input
@@ -343,31 +361,35 @@ _copysign_t = _pointwise('CopysignBackward0', lambda a, b, d: binary_forward('co
 _copysign_s = _pointwise('CopysignBackward1', lambda a, b, d: binary_forward('copysign', a, b, d), _copysign_bwd,
                          keep=(0,), saves_out=True)
 
-def copysign(input: Tensor, other: Any) -> Tensor:
+def copysign(input: Tensor, other: Any, *, out: Any = None) -> Tensor:
     "`|input|` with the sign of `other` (the gradient of `other` is zero, as in PyTorch)."
+    if out is not None: return _write_out(copysign(input, other), out, 'copysign')
     need_input_tensor('copysign', input, other)
     d = _result_type(input, other)
     check_kernel('copysign', d)
     d = d if d.is_floating_point else dt.get_default_dtype()
     return (_copysign_t if isinstance(other, Tensor) else _copysign_s)(input, other, d)
 
-def fmax(input: Tensor, other: Tensor) -> Tensor:
+def fmax(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
     "Elementwise maximum that ignores NaN (NaN only where both are NaN)."
+    if out is not None: return _write_out(fmax(input, other), out, 'fmax')
     need_tensors('fmax', input, other)
     check_kernel('fmax', dt.promote_types(input.dtype, other.dtype))
     c = (input.detach() >= other.detach()) | isnan(other.detach())
     return where(c, input, other)
 
-def fmin(input: Tensor, other: Tensor) -> Tensor:
+def fmin(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
     "Elementwise minimum that ignores NaN (NaN only where both are NaN)."
+    if out is not None: return _write_out(fmin(input, other), out, 'fmin')
     need_tensors('fmin', input, other)
     check_kernel('fmin', dt.promote_types(input.dtype, other.dtype))
     c = (input.detach() <= other.detach()) | isnan(other.detach())
     return where(c, input, other)
 
 # %% ../nbs/08d_more_ops.ipynb #04051538
-def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None, neginf: float | None = None) -> Tensor:
+def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None, neginf: float | None = None, *, out: Any = None) -> Tensor:
     "Replace NaN, +inf and -inf by `nan`, `posinf` (default the dtype's max) and `neginf` (its min)."
+    if out is not None: return _write_out(nan_to_num(input, nan, posinf, neginf), out, 'nan_to_num')
     if input.dtype.is_complex:   # each part on its own, as PyTorch (which has no derivative here)
         if input.requires_grad:
             raise RuntimeError("nan_to_num does not support automatic differentiation for outputs with complex dtype.")
@@ -385,15 +407,17 @@ def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any 
     x = where(isnan(input), 0.0, input) if input.dtype.is_floating_point else input
     return sum(x, dim, keepdim, dtype=dtype) if dim is not None else sum(x, dtype=dtype)
 
-def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None, out: Any = None) -> Tensor:
     "Mean of the non-NaN elements."
+    if out is not None: return _write_out(nanmean(input, dim, keepdim, dtype=dtype), out, 'nanmean')
     if not input.dtype.is_floating_point:
         raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype but got {torch_name(input.dtype)}")
     cnt = nansum((~isnan(input)).to(input.dtype if dtype is None else dtype), dim, keepdim)
     return nansum(input, dim, keepdim, dtype=dtype) / cnt
 
-def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None, append: Tensor | None = None) -> Tensor:
+def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None, append: Tensor | None = None, *, out: Any = None) -> Tensor:
     "`n`-th forward difference along `dim`, after concatenating `prepend` and `append`."
+    if out is not None: return _write_out(diff(input, n, dim, prepend, append), out, 'diff')
     if input.dim() == 0: raise RuntimeError("diff expects input to be at least one-dimensional")
     x = cat([t for t in (prepend, input, append) if t is not None], dim) if (prepend is not None or append is not None) else input
     for _ in range(n):
@@ -419,16 +443,19 @@ def _cum_ext(input: Tensor, dim: int, ge: bool, name: str) -> Any:
     ind = tensor(np.ascontiguousarray(np.moveaxis(idx, -1, d)), device=input.device)
     return getattr(return_types, name)(gather(input, d, ind), ind)
 
-def cummax(input: Tensor, dim: int) -> Any:
+def cummax(input: Tensor, dim: int, *, out: Any = None) -> Any:
     "Running maximum along `dim` and the index where it was reached (the last one on ties)."
+    if out is not None: return _write_out(cummax(input, dim), out, 'cummax')
     return _cum_ext(input, dim, True, 'cummax')
 
-def cummin(input: Tensor, dim: int) -> Any:
+def cummin(input: Tensor, dim: int, *, out: Any = None) -> Any:
     "Running minimum along `dim` and the index where it was reached (the last one on ties)."
+    if out is not None: return _write_out(cummin(input, dim), out, 'cummin')
     return _cum_ext(input, dim, False, 'cummin')
 
-def logcumsumexp(input: Tensor, dim: int) -> Tensor:
+def logcumsumexp(input: Tensor, dim: int, *, out: Any = None) -> Tensor:
     "`log(cumsum(exp(input), dim))`, computed stably with a running `logaddexp`."
+    if out is not None: return _write_out(logcumsumexp(input, dim), out, 'logcumsumexp')
     _need_float('logcumsumexp_out_cpu', input)
     x = input
     if x.dim() == 0: return x.clone()
@@ -489,14 +516,16 @@ def _select_sorted(input: Tensor, dim: int, keepdim: bool, pick: Any, name: str,
     if not keepdim or input.dim() == 0: vals, ind = vals.squeeze(d), ind.squeeze(d)
     return getattr(return_types, name)(vals, ind)
 
-def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any:
+def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False, *, out: Any = None) -> Any:
     "The `k`-th smallest element along `dim` (1-based) and its index."
+    if out is not None: return _write_out(kthvalue(input, k, dim, keepdim), out, 'kthvalue')
     n = input.shape[dim] if input.dim() else 1
     if not 1 <= k <= n: raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {dim}")
     return _select_sorted(input, dim, keepdim, lambda n, nn: k - 1, 'kthvalue')
 
-def quantile(input: Tensor, q: Any, dim: int | None = None, keepdim: bool = False, *, interpolation: str = 'linear') -> Tensor:
+def quantile(input: Tensor, q: Any, dim: int | None = None, keepdim: bool = False, *, interpolation: str = 'linear', out: Any = None) -> Tensor:
     "`q`-th quantiles along `dim` (all elements when `dim` is None), linear interpolation between order statistics."
+    if out is not None: return _write_out(quantile(input, q, dim, keepdim, interpolation=interpolation), out, 'quantile')
     if not input.dtype.is_floating_point:
         raise RuntimeError(f"quantile() input tensor must be either float or double dtype")
     if interpolation not in ('linear', 'lower', 'higher', 'midpoint', 'nearest'):
@@ -529,8 +558,9 @@ def quantile(input: Tensor, q: Any, dim: int | None = None, keepdim: bool = Fals
     return outs[0] if scalar else stack(outs, 0)
 
 # %% ../nbs/08d_more_ops.ipynb #6f95a09c
-def tensordot(a: Tensor, b: Tensor, dims: Any = 2) -> Tensor:
+def tensordot(a: Tensor, b: Tensor, dims: Any = 2, *, out: Any = None) -> Tensor:
     "Contract the last `dims` axes of `a` with the first of `b`, or the axes listed in `dims = (da, db)`."
+    if out is not None: return _write_out(tensordot(a, b, dims), out, 'tensordot')
     if isinstance(dims, Tensor): dims = dims.tolist()
     if isinstance(dims, int):
         if dims < 0: raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
@@ -545,8 +575,9 @@ def tensordot(a: Tensor, b: Tensor, dims: Any = 2) -> Tensor:
     B = b.permute(*db, *fb).reshape(K, math.prod(b.shape[i] for i in fb))
     return mm(A, B).reshape(*[a.shape[i] for i in fa], *[b.shape[i] for i in fb])
 
-def inner(input: Tensor, other: Tensor) -> Tensor:
+def inner(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
     "Sum over the last dims of both (scalars multiply)."
+    if out is not None: return _write_out(inner(input, other), out, 'inner')
     if input.dim() == 0 or other.dim() == 0: return input * other
     return tensordot(input, other, ([-1], [-1]))
 
@@ -559,8 +590,9 @@ def kron(input: Tensor, other: Tensor) -> Tensor:
     bi = b.reshape(*[s for i in range(n) for s in (1, b.shape[i])])
     return (ai * bi).reshape(*[a.shape[i] * b.shape[i] for i in range(n)])
 
-def cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:
+def cross(input: Tensor, other: Tensor, dim: int | None = None, *, out: Any = None) -> Tensor:
     "Cross product of 3-vectors along `dim` (default: the first dim of size 3, with a warning in PyTorch)."
+    if out is not None: return _write_out(cross(input, other, dim), out, 'cross')
     if dim is None: dim = next(i for i, s in enumerate(input.shape) if s == 3)
     if input.shape[dim] != 3 or other.shape[dim] != 3:
         raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got {input.shape[dim]} and {other.shape[dim]}")
@@ -658,12 +690,14 @@ def atleast_3d(*tensors: Any) -> Any:
     r = [f(t) for t in _seq(tensors)]
     return r[0] if len(tensors) == 1 and isinstance(tensors[0], Tensor) else tuple(r)
 
-def dstack(tensors: Sequence[Tensor]) -> Tensor:
+def dstack(tensors: Sequence[Tensor], *, out: Any = None) -> Tensor:
     "Concatenate along the third dim after `atleast_3d`."
+    if out is not None: return _write_out(dstack(tensors), out, 'dstack')
     return cat(list(atleast_3d(*tensors)) if len(tensors) > 1 else [atleast_3d(tensors[0])], 2)
 
-def column_stack(tensors: Sequence[Tensor]) -> Tensor:
+def column_stack(tensors: Sequence[Tensor], *, out: Any = None) -> Tensor:
     "Stack 0-/1-D tensors as columns and concatenate 2-D ones along dim 1."
+    if out is not None: return _write_out(column_stack(tensors), out, 'column_stack')
     return cat([t.reshape(-1, 1) if t.dim() <= 1 else t for t in tensors], 1)
 
 def row_stack(tensors: Sequence[Tensor]) -> Tensor:
@@ -718,8 +752,9 @@ def take(input: Tensor, index: Tensor) -> Tensor:
     i = where(i < 0, i + n, i)
     return flatten(input).index_select(0, i).reshape(*index.shape)
 
-def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Tensor:
+def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None, *, out: Any = None) -> Tensor:
     "`gather` along `dim` with broadcasting (flattened when `dim` is None)."
+    if out is not None: return _write_out(take_along_dim(input, indices, dim), out, 'take_along_dim')
     if dim is None: return flatten(input).gather(0, flatten(indices))
     d = dim % input.dim()
     s_in, s_ix = list(input.shape), list(indices.shape)
@@ -739,8 +774,9 @@ def isin(elements: Any, test_elements: Any, *, assume_unique: bool = False, inve
     return ~r if invert else r
 
 def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False, right: bool = False,
-                 side: str | None = None, sorter: Tensor | None = None) -> Tensor:
+                 side: str | None = None, sorter: Tensor | None = None, out: Any = None) -> Tensor:
     "Indices where `input` would be inserted into the last dim of `sorted_sequence` to keep it sorted."
+    if out is not None: return _write_out(searchsorted(sorted_sequence, input, out_int32=out_int32, right=right, side=side, sorter=sorter), out, 'searchsorted')
     if side is not None:
         if side not in ('left', 'right'): raise RuntimeError(f"torch.searchsorted(): side can only be 'left' or 'right' but got {side}")
         if right and side == 'left':
@@ -756,8 +792,9 @@ def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False
         c = (s.unsqueeze(-2) <= v.unsqueeze(-1)) if right else (s.unsqueeze(-2) < v.unsqueeze(-1))
     return c.sum(-1, dtype=dt.int32 if out_int32 else dt.int64)
 
-def bucketize(input: Any, boundaries: Tensor, *, out_int32: bool = False, right: bool = False) -> Tensor:
+def bucketize(input: Any, boundaries: Tensor, *, out_int32: bool = False, right: bool = False, out: Any = None) -> Tensor:
     "Bucket index of each element of `input` in the 1-D sorted `boundaries`."
+    if out is not None: return _write_out(bucketize(input, boundaries, out_int32=out_int32, right=right), out, 'bucketize')
     if boundaries.dim() != 1: raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries.dim()})")
     return searchsorted(boundaries, input, out_int32=out_int32, right=right)
 
@@ -795,13 +832,15 @@ def resolve_neg(input: Tensor) -> Tensor:
     "Nothing to resolve: `input` itself."
     return input
 
-def conj_physical(input: Tensor) -> Tensor:
+def conj_physical(input: Tensor, *, out: Any = None) -> Tensor:
     "The conjugate, materialized (a copy for real tensors)."
+    if out is not None: return _write_out(conj_physical(input), out, 'conj_physical')
     return input.conj() if input.dtype.is_complex else input.clone()
 
 # %% ../nbs/08d_more_ops.ipynb #29a6e935
-def mode(input: Tensor, dim: int = -1, keepdim: bool = False) -> Any:
+def mode(input: Tensor, dim: int = -1, keepdim: bool = False, *, out: Any = None) -> Any:
     "Most frequent value along `dim` (the smallest on ties) and the index of its last occurrence."
+    if out is not None: return _write_out(mode(input, dim, keepdim), out, 'mode')
     x = input if input.dim() else input.reshape(1)
     d = dim % x.dim()
     if x.shape[d] == 0: raise IndexError(f"mode(): Expected reduction dim {dim} to have non-zero size.")
@@ -817,8 +856,9 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False) -> Any:
     if not keepdim or input.dim() == 0: vals, ind = vals.squeeze(d), ind.squeeze(d)
     return return_types.mode(vals, ind)
 
-def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Tensor:
+def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0, *, out: Any = None) -> Tensor:
     "Histogram with `bins` equal bins over `[min, max]` (the data's range when both are 0); outside values are ignored."
+    if out is not None: return _write_out(histc(input, bins, min, max), out, 'histc')
     _need_float('histogram_cpu', input)
     a = input.detach().cpu().numpy().reshape(-1)
     lo, hi = float(min), float(max)
@@ -874,8 +914,9 @@ def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
     v = value.to(input.dtype) if isinstance(value, Tensor) else value
     return where(m, v, input).to(input.dtype)
 
-def renorm(input: Tensor, p: float, dim: int, maxnorm: float) -> Tensor:
+def renorm(input: Tensor, p: float, dim: int, maxnorm: float, *, out: Any = None) -> Tensor:
     "Rescale each slice along `dim` whose `p`-norm exceeds `maxnorm` to norm `maxnorm`."
+    if out is not None: return _write_out(renorm(input, p, dim, maxnorm), out, 'renorm')
     d = dim % input.dim()
     others = tuple(i for i in range(input.dim()) if i != d)
     nrm = input.norm(p, dim=others, keepdim=True)

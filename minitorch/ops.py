@@ -6,6 +6,7 @@
 from __future__ import annotations
 import builtins
 import math
+import warnings
 from typing import Any
 
 import numpy as np
@@ -225,6 +226,63 @@ def sum_to_shape(grad: Tensor, shape: tuple) -> Tensor:
     g = grad.sum(dim=tuple(dims), keepdim=True) if dims else grad
     return g.reshape(shape)
     # END SOLUTION 8.1
+
+# %% ../nbs/08_ops.ipynb #9901f5ad
+_same = lambda r, o: r is o
+_OUT_RULES = {   # PyTorch's other dtype rules for `out=`: (accepts(result dtype, out dtype), exception, message)
+    'found': (_same, RuntimeError, "Found dtype {O} but expected {R}"),
+    'exact': (_same, RuntimeError, "Expected out tensor to have dtype {r}, but got {o} instead"),
+    'cat': (dt.can_cast, TypeError, "torch.cat(): input types can't be cast to the desired output type {O}"),
+    'select': (_same, RuntimeError, "{name}(): self and result must have the same scalar type"),
+    'tensordot': (_same, RuntimeError, "tensordot: Expected the output tensor to have dtype {R}, but got an output "
+                                       "tensor with dtype {O}"),
+    'nan_to_num': (_same, RuntimeError, "nan_to_num: dtype of out: {O} should be same as input: {R}"),
+    'quantile': (_same, RuntimeError, "quantile() out tensor must be same dtype as the input tensor"),
+    'bool': (lambda r, o: o is dt.bool, RuntimeError, "{name} does not support non-boolean outputs."),
+    'float_power': (_same, RuntimeError, "the output given to float_power has dtype {O} but the operation's result "
+                                         "requires dtype {R}"),
+}
+_OUT_DTYPE = {n: _OUT_RULES[k] for k, names in {
+    'found': 'neg negative abs absolute floor ceil trunc fix round clamp clip clamp_min clamp_max sgn sign frac '
+             'bitwise_not conj_physical',
+    'exact': 'tril triu diag gather addmm addmv baddbmm cross take_along_dim msort renorm',
+    'cat': 'cat concat concatenate stack hstack vstack dstack column_stack row_stack',
+    'select': 'index_select masked_select', 'tensordot': 'tensordot inner', 'nan_to_num': 'nan_to_num',
+    'quantile': 'quantile', 'bool': 'isposinf isneginf signbit', 'float_power': 'float_power'}.items()
+    for n in names.split()}
+
+def _write_out(result: Any, out: Any, name: str) -> Any:
+    "Write `result` into `out` as PyTorch's `out=` does (dtype, shape and autograd rules) and return `out`."
+    if isinstance(out, (tuple, list)):   # several results (values, indices): one out tensor each
+        for r, o in zip(result, out): _write_out(r, o, name)
+        return tuple(out) if type(result) is tuple else type(result)(*out)
+    if not isinstance(out, Tensor):
+        raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
+    if _State.grad_enabled and (result._requires_grad or out._requires_grad):
+        raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic differentiation, "
+                           "but one of the arguments requires grad.")
+    rule = _OUT_DTYPE.get(name)
+    if rule is None:
+        if not dt.can_cast(result.dtype, out.dtype):
+            raise RuntimeError(f"result type {torch_name(result.dtype)} can't be cast to the desired output type "
+                               f"{torch_name(out.dtype)}")
+    elif not (rule[0](result.dtype, out.dtype)):
+        from minitorch.more_ops import _C10_NAMES
+        raise rule[1](rule[2].format(name=name, R=torch_name(result.dtype), O=torch_name(out.dtype),
+                                     r=_C10_NAMES[result.dtype.name], o=_C10_NAMES[out.dtype.name]))
+    if out._device != result._device:
+        raise RuntimeError(f"Expected out tensor to have device {result.device}, but got {out.device} instead")
+    if tuple(out.shape) != tuple(result.shape):   # resized: `out` gets a fresh storage of the right shape
+        if out.numel():
+            warnings.warn(f"An output with one or more elements was resized since it had shape {list(out.shape)}, "
+                          f"which does not match the required output shape {list(result.shape)}. This behavior is "
+                          "deprecated, and in a future PyTorch release outputs will not be resized unless they have "
+                          "zero elements. You can explicitly reuse an out tensor t by resizing it, inplace, to zero "
+                          "elements with t.resize_(0).", UserWarning, stacklevel=3)
+        out._data = get_backend(out._device.type).copy(result._data, out.dtype)
+        out._vbox[0] += 1
+        return out
+    return out.copy_(result.detach())
 
 # %% ../nbs/08_ops.ipynb #96abc1a2
 class Add(Function):
@@ -474,11 +532,13 @@ def _add_alpha(input: Any, other: Any, alpha: Any, sign: int) -> Tensor:
 
 def add(input: Any, other: Any, *, alpha: Any = 1, out: Any = None) -> Tensor:
     "input + alpha * other."
+    if out is not None: return _write_out(add(input, other, alpha=alpha), out, 'add')
     if alpha != 1: return _add_alpha(input, other, alpha, 1)
     return Add.apply(input, _scalar_arg(other))
 
 def sub(input: Any, other: Any, *, alpha: Any = 1, out: Any = None) -> Tensor:
     "input - alpha * other."
+    if out is not None: return _write_out(sub(input, other, alpha=alpha), out, 'sub')
     if alpha != 1: return _add_alpha(input, other, alpha, -1)
     return Sub.apply(input, _scalar_arg(other))
 
@@ -489,10 +549,12 @@ def rsub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
 
 def mul(input: Any, other: Any, *, out: Any = None) -> Tensor:
     "input * other."
+    if out is not None: return _write_out(mul(input, other), out, 'mul')
     return Mul.apply(input, _scalar_arg(other))
 
 def div(input: Any, other: Any, *, rounding_mode: str | None = None, out: Any = None) -> Tensor:
     "input / other; `rounding_mode` None (true division), 'trunc' or 'floor' (keeps integer dtypes)."
+    if out is not None: return _write_out(div(input, other, rounding_mode=rounding_mode), out, 'div')
     other = _scalar_arg(other)
     if rounding_mode is None: return Div.apply(input, other)
     if rounding_mode not in ('trunc', 'floor'):
@@ -501,29 +563,35 @@ def div(input: Any, other: Any, *, rounding_mode: str | None = None, out: Any = 
 
 def floor_divide(input: Any, other: Any, *, out: Any = None) -> Tensor:
     "input // other, rounding down like Python (no derivative, as in PyTorch)."
+    if out is not None: return _write_out(floor_divide(input, other), out, 'floor_divide')
     return FloorDivide.apply(input, _scalar_arg(other), 'floor')
 
 def remainder(input: Any, other: Any, *, out: Any = None) -> Tensor:
     "input % other with the sign of `other` (Python's %)."
+    if out is not None: return _write_out(remainder(input, other), out, 'remainder')
     return Remainder.apply(input, _scalar_arg(other))
 
 def fmod(input: Any, other: Any, *, out: Any = None) -> Tensor:
     "C-style remainder with the sign of `input`."
+    if out is not None: return _write_out(fmod(input, other), out, 'fmod')
     need_input_tensor('fmod', input, other)
     return Fmod.apply(input, _scalar_arg(other))
 
 def pow(input: Any, exponent: Any, *, out: Any = None) -> Tensor:
     "input ** exponent (either may be a Python number)."
+    if out is not None: return _write_out(pow(input, exponent), out, 'pow')
     exponent = _scalar_arg(exponent)
     return _pow_node(input, exponent).apply(input, exponent)
 
 def maximum(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
     "Elementwise maximum (NaN propagates)."
+    if out is not None: return _write_out(maximum(input, other), out, 'maximum')
     need_tensors('maximum', input, other)
     return Maximum.apply(input, other)
 
 def minimum(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
     "Elementwise minimum (NaN propagates)."
+    if out is not None: return _write_out(minimum(input, other), out, 'minimum')
     need_tensors('minimum', input, other)
     return Minimum.apply(input, other)
 
@@ -605,8 +673,12 @@ def _make_unary(name: str) -> Any:
     fn_cls = type(name.capitalize(), (Unary,), {'op': name, '_node_name': _UNARY[name][1],
                                                 '__doc__': f"Elementwise {name}."})
     apply = fn_cls.apply
-    def f(input: Tensor, *, out: Any = None) -> Tensor:
-        return apply(input)
+    if name == 'relu':   # PyTorch's relu takes no `out=`
+        def f(input: Tensor) -> Tensor: return apply(input)
+    else:
+        def f(input: Tensor, *, out: Any = None) -> Tensor:
+            if out is not None: return _write_out(apply(input), out, name)
+            return apply(input)
     f.__name__ = f.__qualname__ = name
     f.__doc__ = f"Elementwise {name} (differentiable)."
     return f
@@ -623,14 +695,16 @@ fix = trunc
 
 def round(input: Tensor, *, decimals: int = 0, out: Any = None) -> Tensor:
     "Round half to even (to `decimals` places)."
+    if out is not None: return _write_out(round(input, decimals=decimals), out, 'round')
     if decimals == 0: return _round0(input)
     check_kernel('round_decimals', input.dtype)
     s = 10.0 ** builtins.abs(decimals)   # PyTorch: nearbyint(x * 10^d) / 10^d (x / 10^-d for d < 0), in float32 for halves
     if decimals > 0: return opmath(lambda x: _round0(x * s) / s, input)
     return opmath(lambda x: _round0(x / s) * s, input)
 
-def sgn(input: Tensor) -> Tensor:
+def sgn(input: Tensor, *, out: Any = None) -> Tensor:
     "sign for real tensors; z/|z| for complex (0 at 0)."
+    if out is not None: return _write_out(sgn(input), out, 'sgn')
     if not input.dtype.is_complex: return sign(input)
     if input.dtype is dt.complex32: return sgn(input.to(dt.complex64)).to(dt.complex32)   # no complex32 `/`
     a = abs(input)
@@ -650,53 +724,67 @@ def _cmp(op: str, a: Any, b: Any) -> Tensor:
 
 def eq(input: Any, other: Any, *, out: Any = None) -> Tensor:
     "input == other, elementwise."
+    if out is not None: return _write_out(eq(input, other), out, 'eq')
     return _cmp('eq', input, other)
 def ne(input: Any, other: Any, *, out: Any = None) -> Tensor:
     "input != other, elementwise."
+    if out is not None: return _write_out(ne(input, other), out, 'ne')
     return _cmp('ne', input, other)
 def lt(input: Any, other: Any, *, out: Any = None) -> Tensor:
     "input < other, elementwise."
+    if out is not None: return _write_out(lt(input, other), out, 'lt')
     return _cmp('lt', input, other)
 def le(input: Any, other: Any, *, out: Any = None) -> Tensor:
     "input <= other, elementwise."
+    if out is not None: return _write_out(le(input, other), out, 'le')
     return _cmp('le', input, other)
 def gt(input: Any, other: Any, *, out: Any = None) -> Tensor:
     "input > other, elementwise."
+    if out is not None: return _write_out(gt(input, other), out, 'gt')
     return _cmp('gt', input, other)
 def ge(input: Any, other: Any, *, out: Any = None) -> Tensor:
     "input >= other, elementwise."
+    if out is not None: return _write_out(ge(input, other), out, 'ge')
     return _cmp('ge', input, other)
 greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
 
 def logical_and(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
     "Elementwise and of truth values."
+    if out is not None: return _write_out(logical_and(input, other), out, 'logical_and')
     need_tensors('logical_and', input, other)
     return binary_forward('logical_and', input, other, out_dtype=dt.bool)
 def logical_or(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
     "Elementwise or of truth values."
+    if out is not None: return _write_out(logical_or(input, other), out, 'logical_or')
     need_tensors('logical_or', input, other)
     return binary_forward('logical_or', input, other, out_dtype=dt.bool)
 def logical_xor(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
     "Elementwise xor of truth values."
+    if out is not None: return _write_out(logical_xor(input, other), out, 'logical_xor')
     need_tensors('logical_xor', input, other)
     return binary_forward('logical_xor', input, other, out_dtype=dt.bool)
 def logical_not(input: Tensor, *, out: Any = None) -> Tensor:
     "Elementwise not of truth values."
+    if out is not None: return _write_out(logical_not(input), out, 'logical_not')
     return unary_forward('logical_not', input, out_dtype=dt.bool)
 
 def _bitwise(op: str, a: Any, b: Any) -> Tensor:
     return binary_forward(op, a, _scalar_arg(b))
-def bitwise_and(input: Any, other: Any) -> Tensor:
+def bitwise_and(input: Any, other: Any, *, out: Any = None) -> Tensor:
     "Elementwise & of integers/bools."
+    if out is not None: return _write_out(bitwise_and(input, other), out, 'bitwise_and')
     return _bitwise('bitwise_and', input, other)
-def bitwise_or(input: Any, other: Any) -> Tensor:
+def bitwise_or(input: Any, other: Any, *, out: Any = None) -> Tensor:
     "Elementwise | of integers/bools."
+    if out is not None: return _write_out(bitwise_or(input, other), out, 'bitwise_or')
     return _bitwise('bitwise_or', input, other)
-def bitwise_xor(input: Any, other: Any) -> Tensor:
+def bitwise_xor(input: Any, other: Any, *, out: Any = None) -> Tensor:
     "Elementwise ^ of integers/bools."
+    if out is not None: return _write_out(bitwise_xor(input, other), out, 'bitwise_xor')
     return _bitwise('bitwise_xor', input, other)
-def bitwise_not(input: Tensor) -> Tensor:
+def bitwise_not(input: Tensor, *, out: Any = None) -> Tensor:
     "Elementwise ~ of integers/bools."
+    if out is not None: return _write_out(bitwise_not(input), out, 'bitwise_not')
     check_kernel('bitwise_not', input.dtype)
     return unary_forward('bitwise_not', input)
 
@@ -709,16 +797,19 @@ def isinf(input: Tensor) -> Tensor:
 def isfinite(input: Tensor) -> Tensor:
     "Where the elements are finite."
     return unary_forward('isfinite', input, out_dtype=dt.bool)
-def isposinf(input: Tensor) -> Tensor:
+def isposinf(input: Tensor, *, out: Any = None) -> Tensor:
     "Where the elements are +inf."
+    if out is not None: return _write_out(isposinf(input), out, 'isposinf')
     check_kernel('isposinf', input.dtype)
     return isinf(input) & (input > 0)
-def isneginf(input: Tensor) -> Tensor:
+def isneginf(input: Tensor, *, out: Any = None) -> Tensor:
     "Where the elements are -inf."
+    if out is not None: return _write_out(isneginf(input), out, 'isneginf')
     check_kernel('isneginf', input.dtype)
     return isinf(input) & (input < 0)
-def signbit(input: Tensor) -> Tensor:
+def signbit(input: Tensor, *, out: Any = None) -> Tensor:
     "Where the sign bit is set."
+    if out is not None: return _write_out(signbit(input), out, 'signbit')
     check_kernel('signbit', input.dtype)
     return unary_forward('signbit', input, out_dtype=dt.bool)
 
@@ -812,6 +903,7 @@ class _ClampT(Clamp):
 
 def clamp(input: Tensor, min: Any = None, max: Any = None, *, out: Any = None) -> Tensor:
     "Clamp every element into [min, max] (either bound may be None, a number or a tensor)."
+    if out is not None: return _write_out(clamp(input, min, max), out, 'clamp')
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     f = _ClampT if isinstance(min, Tensor) or isinstance(max, Tensor) else Clamp
@@ -819,16 +911,19 @@ def clamp(input: Tensor, min: Any = None, max: Any = None, *, out: Any = None) -
 
 clip = clamp
 
-def clamp_min(input: Tensor, min: Any) -> Tensor:
+def clamp_min(input: Tensor, min: Any, *, out: Any = None) -> Tensor:
     "Clamp from below."
+    if out is not None: return _write_out(clamp_min(input, min), out, 'clamp_min')
     return clamp(input, min=min)
 
-def clamp_max(input: Tensor, max: Any) -> Tensor:
+def clamp_max(input: Tensor, max: Any, *, out: Any = None) -> Tensor:
     "Clamp from above."
+    if out is not None: return _write_out(clamp_max(input, max), out, 'clamp_max')
     return clamp(input, max=max)
 
-def atan2(input: Tensor, other: Tensor) -> Tensor:
+def atan2(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
     "Elementwise atan(input / other) in the right quadrant (differentiable)."
+    if out is not None: return _write_out(atan2(input, other), out, 'atan2')
     need_tensors('atan2', input, other)
     d = _float_of(_result_type(input, other))
     return _Atan2.apply(input, other, d)

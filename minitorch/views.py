@@ -17,7 +17,7 @@ from .backends import get_backend, make_data, is_contiguous, _contiguous_strides
 from .tensors import Tensor, tensor, zeros, zeros_like, patch, _sizes, _default_for_kind
 from .autograd import Function, _State, _type_name, _grad_acc, _short_name
 from .ops import (where, sum_to_shape, _result_type, _data_as, _expand_data, _device_of, _scalar_arg,
-                           binary_forward, _NoGrad)
+                           binary_forward, _NoGrad, _write_out)
 from .reductions import _legacy
 
 # %% auto #0
@@ -467,6 +467,7 @@ class Cat(Function):
 
 def cat(tensors: Sequence[Tensor], dim: int = 0, *, out: Any = None) -> Tensor:
     "Concatenate tensors along an existing dim (dtypes promote)."
+    if out is not None: return _write_out(cat(tensors, dim), out, 'cat')
     tensors = list(tensors)
     if not tensors: raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
     ref = next((t for t in tensors if not (t.ndim == 1 and t.shape[0] == 0)), tensors[0])
@@ -486,6 +487,7 @@ concat = concatenate = cat
 
 def stack(tensors: Sequence[Tensor], dim: int = 0, *, out: Any = None) -> Tensor:
     "Join same-shape tensors along a new dim."
+    if out is not None: return _write_out(stack(tensors, dim), out, 'stack')
     tensors = list(tensors)
     if not tensors: raise RuntimeError("stack expects a non-empty TensorList")
     for i, t in enumerate(tensors):
@@ -495,12 +497,14 @@ def stack(tensors: Sequence[Tensor], dim: int = 0, *, out: Any = None) -> Tensor
     d = normalize_dim(dim, tensors[0].ndim + 1)
     return cat([t.unsqueeze(d) for t in tensors], d)
 
-def hstack(tensors: Sequence[Tensor]) -> Tensor:
+def hstack(tensors: Sequence[Tensor], *, out: Any = None) -> Tensor:
     "Concatenate along dim 1 (dim 0 for 1-D)."
+    if out is not None: return _write_out(hstack(tensors), out, 'hstack')
     return cat(tensors, 0 if tensors[0].ndim == 1 else 1)
 
-def vstack(tensors: Sequence[Tensor]) -> Tensor:
+def vstack(tensors: Sequence[Tensor], *, out: Any = None) -> Tensor:
     "Concatenate along dim 0 (1-D become rows)."
+    if out is not None: return _write_out(vstack(tensors), out, 'vstack')
     return cat([t.reshape(1, -1) if t.ndim == 1 else t for t in tensors], 0)
 
 class Flip(Function):
@@ -584,18 +588,21 @@ def _tri_mask(x: Tensor, diagonal: int, lower: bool) -> Tensor:
     mask = (j - i <= diagonal) if lower else (j - i >= diagonal)
     return tensor(mask, device=x._device)
 
-def tril(input: Tensor, diagonal: int = 0) -> Tensor:
+def tril(input: Tensor, diagonal: int = 0, *, out: Any = None) -> Tensor:
     "Zero the elements above the `diagonal`-th diagonal."
+    if out is not None: return _write_out(tril(input, diagonal), out, 'tril')
     if input.ndim < 2: raise RuntimeError("tril: input tensor must have at least 2 dimensions")
     return where(_tri_mask(input, diagonal, True), input, zeros((), dtype=input.dtype))
 
-def triu(input: Tensor, diagonal: int = 0) -> Tensor:
+def triu(input: Tensor, diagonal: int = 0, *, out: Any = None) -> Tensor:
     "Zero the elements below the `diagonal`-th diagonal."
+    if out is not None: return _write_out(triu(input, diagonal), out, 'triu')
     if input.ndim < 2: raise RuntimeError("triu: input tensor must have at least 2 dimensions")
     return where(_tri_mask(input, diagonal, False), input, zeros((), dtype=input.dtype))
 
-def diag(input: Tensor, diagonal: int = 0) -> Tensor:
+def diag(input: Tensor, diagonal: int = 0, *, out: Any = None) -> Tensor:
     "1-D: a matrix with `input` on a diagonal; 2-D: that diagonal."
+    if out is not None: return _write_out(diag(input, diagonal), out, 'diag')
     if input.ndim == 2: return diagonal_copy(input, diagonal)
     n = input.shape[0] + builtins.abs(diagonal)
     z = zeros(n, n, dtype=input.dtype, device=input._device)
@@ -634,8 +641,9 @@ class Gather(Function):
         z = zeros(ctx.shape, dtype=g.dtype, device=g.device)
         return z.scatter_add(ctx.dim, ctx.index, g), None, None
 
-def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
+def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False, out: Any = None) -> Tensor:
     "Pick values along `dim` at `index` (same number of dims as `input`)."
+    if out is not None: return _write_out(gather(input, dim, index, sparse_grad=sparse_grad), out, 'gather')
     _check_index(index)
     if index.ndim != input.ndim and input.ndim:
         raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
@@ -675,8 +683,9 @@ def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     _check_index(index, 'scatter_add')
     return _ScatterAdd.apply(input, normalize_dim(dim, input.ndim), index, src, 'add')
 
-def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
+def index_select(input: Tensor, dim: int, index: Tensor, *, out: Any = None) -> Tensor:
     "The slices at `index` (1-D int tensor) along `dim`."
+    if out is not None: return _write_out(index_select(input, dim, index), out, 'index_select')
     d = normalize_dim(dim, input.ndim)
     if index.ndim > 1: raise IndexError("index_select(): Index is supposed to be a vector")
     key = (slice(None),) * d + (index.reshape(-1),)
@@ -724,8 +733,9 @@ def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
         value = tensor(value, dtype=input.dtype, device=input._device)
     return where(mask, value, input)
 
-def masked_select(input: Tensor, mask: Tensor) -> Tensor:
+def masked_select(input: Tensor, mask: Tensor, *, out: Any = None) -> Tensor:
     "The elements where `mask` is True, as 1-D."
+    if out is not None: return _write_out(masked_select(input, mask), out, 'masked_select')
     shape = broadcast_shapes(input.shape, mask.shape)
     return input.expand(*shape)[mask.expand(*shape)]
 
@@ -740,8 +750,9 @@ def argwhere(input: Tensor) -> Tensor:
     "Indices of the non-zero elements (one row each)."
     return nonzero(input)
 
-def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> Any:
+def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False, *, out: Any = None) -> Any:
     "(values, indices) sorted along `dim` (NaN last ascending, like PyTorch); values carry gradients."
+    if out is not None: return _write_out(sort(input, dim, descending, stable), out, 'sort')
     from minitorch.reductions import return_types
     if input.dtype.is_complex: raise RuntimeError(" Sort does not support complex dtypes on CPU")
     if input.ndim == 0: return return_types.sort(input.clone(), zeros((), dtype=dt.int64))
@@ -754,8 +765,9 @@ def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool
     "Indices that sort `input` along `dim`."
     return sort(input, dim, descending, stable)[1]
 
-def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> Any:
+def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True, *, out: Any = None) -> Any:
     "The `k` largest (or smallest) elements along `dim` with their indices."
+    if out is not None: return _write_out(topk(input, k, dim, largest, sorted), out, 'topk')
     from minitorch.reductions import return_types
     d = normalize_dim(dim, input.ndim) if input.ndim else 0
     if k > (input.shape[d] if input.ndim else 1): raise RuntimeError("selected index k out of range")
@@ -782,8 +794,9 @@ def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -
     r = np.bincount(input.detach().cpu().numpy(), w, minlength)
     return tensor(r, dtype=dt.int64 if weights is None else (weights.dtype if weights.dtype.is_floating_point else dt.float64))
 
-def msort(input: Tensor) -> Tensor:
+def msort(input: Tensor, *, out: Any = None) -> Tensor:
     "Sorted along dim 0."
+    if out is not None: return _write_out(msort(input), out, 'msort')
     return sort(input, 0)[0]
 
 @patch
