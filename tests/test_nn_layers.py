@@ -818,3 +818,79 @@ def test_torch_module_paths():
     from minitorch.nn.parameter import Parameter
     from minitorch.nn.modules.loss import _Loss
     assert ReLU is nn.ReLU and Parameter is nn.Parameter and issubclass(nn.MSELoss, _Loss)
+
+
+_LOSS_CASES = [
+    ('MarginRankingLoss', dict(margin=0.3), lambda g: (torch.randn(6, generator=g), torch.randn(6, generator=g),
+                                                       torch.sign(torch.randn(6, generator=g)))),
+    ('HingeEmbeddingLoss', dict(margin=0.5), lambda g: (torch.randn(4, 5, generator=g), torch.sign(torch.randn(4, 5, generator=g)))),
+    ('SoftMarginLoss', {}, lambda g: (torch.randn(4, 5, generator=g), torch.sign(torch.randn(4, 5, generator=g)))),
+    ('MultiLabelSoftMarginLoss', {}, lambda g: (torch.randn(4, 5, generator=g), (torch.randn(4, 5, generator=g) > 0).double())),
+    ('CosineEmbeddingLoss', dict(margin=0.2), lambda g: (torch.randn(6, 4, generator=g), torch.randn(6, 4, generator=g),
+                                                         torch.sign(torch.randn(6, generator=g)))),
+    ('TripletMarginLoss', dict(swap=True, p=1.5), lambda g: tuple(torch.randn(5, 4, generator=g) for _ in range(3))),
+    ('PoissonNLLLoss', dict(full=True), lambda g: (torch.randn(4, 5, generator=g), torch.rand(4, 5, generator=g) * 4)),
+    ('PoissonNLLLoss', dict(log_input=False), lambda g: (torch.rand(4, 5, generator=g) + 0.1, torch.rand(4, 5, generator=g) * 4)),
+    ('GaussianNLLLoss', dict(full=True), lambda g: (torch.randn(4, 5, generator=g), torch.randn(4, 5, generator=g),
+                                                    torch.rand(4, 5, generator=g))),
+    ('GaussianNLLLoss', {}, lambda g: (torch.randn(4, 5, generator=g), torch.randn(4, 5, generator=g), torch.rand(4, generator=g))),
+]
+
+
+@pytest.mark.parametrize('reduction', ['mean', 'sum', 'none'])
+@pytest.mark.parametrize('name,kw,make', _LOSS_CASES)
+def test_more_losses_against_torch(name, kw, make, reduction):
+    g = torch.Generator().manual_seed(0)
+    ins = [t.double() for t in make(g)]
+    ours, theirs = getattr(nn, name)(reduction=reduction, **kw), getattr(torch.nn, name)(reduction=reduction, **kw)
+    assert repr(ours) == repr(theirs)
+    grads = [True] + [name not in ('SoftMarginLoss',)] * (len(ins) - 1)
+    tin = [t.clone().requires_grad_(r) for t, r in zip(ins, grads)]
+    oin = [mt(t, r) for t, r in zip(ins, grads)]
+    tl, ml = theirs(*tin), ours(*oin)
+    assert close(ml, tl, 1e-10)
+    gr = torch.randn_like(tl)
+    tl.backward(gr); ml.backward(mt(gr))
+    for o, t in zip(oin, tin):
+        if t.grad is not None: assert close(o.grad, t.grad, 1e-10)
+
+
+def test_loss_errors_as_torch():
+    with pytest.raises(ValueError, match='var is of incorrect size'):
+        F.gaussian_nll_loss(minitorch.ones(4, 5), minitorch.ones(4, 5), minitorch.ones(3))
+    with pytest.raises(ValueError, match='var has negative'):
+        F.gaussian_nll_loss(minitorch.ones(4, 5), minitorch.ones(4, 5), -minitorch.ones(4, 5))
+    with pytest.raises(ValueError, match='expected margin to be greater than 0'): nn.TripletMarginLoss(margin=0)
+    with pytest.raises(RuntimeError, match="not differentiable with respect to argument 'target'"):
+        F.soft_margin_loss(minitorch.ones(3), minitorch.ones(3, requires_grad=True))
+    with pytest.raises(RuntimeError, match='same dimension'):
+        F.margin_ranking_loss(minitorch.ones(3), minitorch.ones(3), minitorch.ones(1, 3))
+
+
+@pytest.mark.parametrize('name,shape', [('InstanceNorm1d', (3, 4, 7)), ('InstanceNorm1d', (4, 7)),
+                                        ('InstanceNorm2d', (2, 4, 5, 6)), ('InstanceNorm2d', (4, 5, 6))])
+@pytest.mark.parametrize('kw', [{}, dict(affine=True), dict(track_running_stats=True, affine=True)])
+def test_instance_norm_against_torch(name, shape, kw):
+    torch.manual_seed(0)
+    theirs = getattr(torch.nn, name)(4, dtype=torch.float64, **kw)
+    ours = getattr(nn, name)(4, dtype=minitorch.float64, **kw)
+    with torch.no_grad():
+        for p in theirs.parameters(): p.uniform_(0.5, 1.5)
+    check_module(ours, theirs, torch.randn(*shape, dtype=torch.float64), tol=1e-10)
+    if theirs.track_running_stats:
+        assert close(ours.running_mean, theirs.running_mean, 1e-12) and close(ours.running_var, theirs.running_var, 1e-12)
+        ours.eval(); theirs.eval()
+        x = torch.randn(*shape, dtype=torch.float64)
+        assert close(ours(mt(x)), theirs(x), 1e-10)
+    with pytest.raises(ValueError, match='input'): ours(minitorch.ones(*([2] * (len(shape) + 2))))
+
+
+def test_gumbel_softmax_hard_is_straight_through():
+    minitorch.manual_seed(0)
+    x = minitorch.randn(8, 5, requires_grad=True)
+    y = F.gumbel_softmax(x, tau=0.7, hard=True)
+    assert ((y == 0) | (y == 1)).all().item() and (y.sum(-1) == 1).all().item()
+    (y * minitorch.arange(5.)).sum().backward()
+    assert x.grad is not None and x.grad.abs().sum().item() > 0
+    soft = F.gumbel_softmax(x, tau=0.7)
+    assert close(soft.sum(-1), torch.ones(8), 1e-6)

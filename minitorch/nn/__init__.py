@@ -5,7 +5,9 @@
 # %% auto #0
 __all__ = ['Dropout1d', 'Dropout2d', 'Dropout3d', 'AlphaDropout', 'FeatureAlphaDropout', 'Softmax2d', 'Bilinear', 'ParameterList',
            'ParameterDict', 'UninitializedParameter', 'is_lazy', 'LazyModuleMixin', 'LazyLinear', 'LazyConv1d',
-           'LazyConv2d']
+           'LazyConv2d', 'MarginRankingLoss', 'HingeEmbeddingLoss', 'SoftMarginLoss', 'MultiLabelSoftMarginLoss',
+           'CosineEmbeddingLoss', 'TripletMarginLoss', 'PoissonNLLLoss', 'GaussianNLLLoss', 'InstanceNorm1d',
+           'InstanceNorm2d']
 
 # %% ../../nbs/12b_nn.ipynb #38254372
 from .modules import *
@@ -238,6 +240,91 @@ class LazyConv2d(_LazyConvXdMixin, Conv2d):
         self._lazy_conv_init(Conv2d, out_channels, bias, device, dtype, kernel_size=kernel_size, stride=stride,
                              padding=padding, dilation=dilation, groups=groups, padding_mode=padding_mode)
 
+# %% ../../nbs/12b_nn.ipynb #c3d0e009
+from .modules import _Loss, _WeightedLoss, _BatchNorm
+
+class MarginRankingLoss(_Loss):
+    "`F.margin_ranking_loss` as a module."
+    def __init__(self, margin: float = 0.0, size_average: Any = None, reduce: Any = None, reduction: str = 'mean') -> None:
+        super().__init__(size_average, reduce, reduction); self.margin = margin
+    def forward(self, input1: Tensor, input2: Tensor, target: Tensor) -> Tensor:
+        return functional.margin_ranking_loss(input1, input2, target, margin=self.margin, reduction=self.reduction)
+
+class HingeEmbeddingLoss(_Loss):
+    "`F.hinge_embedding_loss` as a module."
+    def __init__(self, margin: float = 1.0, size_average: Any = None, reduce: Any = None, reduction: str = 'mean') -> None:
+        super().__init__(size_average, reduce, reduction); self.margin = margin
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return functional.hinge_embedding_loss(input, target, margin=self.margin, reduction=self.reduction)
+
+class SoftMarginLoss(_Loss):
+    "`F.soft_margin_loss` as a module."
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return functional.soft_margin_loss(input, target, reduction=self.reduction)
+
+class MultiLabelSoftMarginLoss(_WeightedLoss):
+    "`F.multilabel_soft_margin_loss` as a module."
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return functional.multilabel_soft_margin_loss(input, target, weight=self.weight, reduction=self.reduction)
+
+class CosineEmbeddingLoss(_Loss):
+    "`F.cosine_embedding_loss` as a module."
+    def __init__(self, margin: float = 0.0, size_average: Any = None, reduce: Any = None, reduction: str = 'mean') -> None:
+        super().__init__(size_average, reduce, reduction); self.margin = margin
+    def forward(self, input1: Tensor, input2: Tensor, target: Tensor) -> Tensor:
+        return functional.cosine_embedding_loss(input1, input2, target, margin=self.margin, reduction=self.reduction)
+
+class TripletMarginLoss(_Loss):
+    "`F.triplet_margin_loss` as a module."
+    def __init__(self, margin: float = 1.0, p: float = 2.0, eps: float = 1e-6, swap: bool = False,
+                 size_average: Any = None, reduce: Any = None, reduction: str = 'mean') -> None:
+        super().__init__(size_average, reduce, reduction)
+        if margin <= 0: raise ValueError(f"TripletMarginLoss: expected margin to be greater than 0, got {margin} instead")
+        self.margin, self.p, self.eps, self.swap = margin, p, eps, swap
+    def forward(self, anchor: Tensor, positive: Tensor, negative: Tensor) -> Tensor:
+        return functional.triplet_margin_loss(anchor, positive, negative, margin=self.margin, p=self.p, eps=self.eps,
+                                              swap=self.swap, reduction=self.reduction)
+
+class PoissonNLLLoss(_Loss):
+    "`F.poisson_nll_loss` as a module."
+    def __init__(self, log_input: bool = True, full: bool = False, size_average: Any = None, eps: float = 1e-8,
+                 reduce: Any = None, reduction: str = 'mean') -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.log_input, self.full, self.eps = log_input, full, eps
+    def forward(self, log_input: Tensor, target: Tensor) -> Tensor:
+        return functional.poisson_nll_loss(log_input, target, log_input=self.log_input, full=self.full, eps=self.eps,
+                                           reduction=self.reduction)
+
+class GaussianNLLLoss(_Loss):
+    "`F.gaussian_nll_loss` as a module."
+    def __init__(self, *, full: bool = False, eps: float = 1e-6, reduction: str = 'mean') -> None:
+        super().__init__(None, None, reduction)
+        self.full, self.eps = full, eps
+    def forward(self, input: Tensor, target: Tensor, var: Any) -> Tensor:
+        return functional.gaussian_nll_loss(input, target, var, full=self.full, eps=self.eps, reduction=self.reduction)
+
+class _InstanceNorm(_BatchNorm):
+    "Instance norm: per-sample, per-channel statistics over the spatial positions."
+    _dims = 0                                       # spatial dimensions
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float = 0.1, affine: bool = False,
+                 track_running_stats: bool = False, device: Any = None, dtype: Any = None, *, bias: bool = True) -> None:
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype, bias=bias)
+    def forward(self, input: Tensor) -> Tensor:
+        d = self._dims
+        if input.ndim not in (d + 1, d + 2):
+            raise ValueError(f"expected {d + 1}D or {d + 2}D input (got {input.ndim}D input)")
+        if input.ndim == d + 1: return self.forward(input.unsqueeze(0)).squeeze(0)
+        return functional.instance_norm(input, self.running_mean, self.running_var, self.weight, self.bias,
+                                        self.training or not self.track_running_stats,
+                                        self.momentum if self.momentum is not None else 0.0, self.eps)
+
+class InstanceNorm1d(_InstanceNorm):
+    "Instance norm over `(N, C, L)`."
+    _dims = 1
+class InstanceNorm2d(_InstanceNorm):
+    "Instance norm over `(N, C, H, W)`."
+    _dims = 2
+
 # %% ../../nbs/12b_nn.ipynb #c3d0e006
 _MODULE_PATHS = {
     'activation': 'Threshold ReLU RReLU Hardtanh ReLU6 Sigmoid Hardsigmoid Tanh SiLU Mish Hardswish ELU CELU SELU GLU '
@@ -246,7 +333,8 @@ _MODULE_PATHS = {
     'linear': 'Bilinear Identity LazyLinear Linear NonDynamicallyQuantizableLinear',
     'conv': 'Conv1d Conv2d _ConvNd LazyConv1d LazyConv2d',
     'loss': '_Loss _WeightedLoss L1Loss NLLLoss KLDivLoss MSELoss BCELoss BCEWithLogitsLoss SmoothL1Loss HuberLoss '
-            'CrossEntropyLoss',
+            'CrossEntropyLoss MarginRankingLoss HingeEmbeddingLoss SoftMarginLoss MultiLabelSoftMarginLoss '
+            'CosineEmbeddingLoss TripletMarginLoss PoissonNLLLoss GaussianNLLLoss',
     'container': 'Sequential ModuleList ModuleDict ParameterList ParameterDict',
     'normalization': 'LayerNorm GroupNorm RMSNorm',
     'dropout': 'Dropout Dropout1d Dropout2d Dropout3d AlphaDropout FeatureAlphaDropout',
@@ -265,6 +353,7 @@ _MODULE_PATHS = {
     'transformer': 'Transformer TransformerEncoder TransformerDecoder TransformerEncoderLayer TransformerDecoderLayer',
     'fold': 'Fold Unfold',
     'lazy': 'LazyModuleMixin',
+    'instancenorm': 'InstanceNorm1d InstanceNorm2d',
 }
 
 def _alias_module(path: str, names: str, where: dict) -> _types.ModuleType:

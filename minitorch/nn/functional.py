@@ -17,7 +17,7 @@ from ..tensors import Tensor
 from ..autograd import Function
 
 # %% auto #0
-__all__ = ['linear', 'relu', 'gelu', 'silu', 'sigmoid', 'tanh', 'softmax', 'log_softmax', 'logsigmoid', 'softplus', 'leaky_relu', 'pad', 'unfold', 'conv2d', 'conv1d', 'max_pool2d', 'avg_pool2d', 'embedding', 'normalize', 'dropout', 'layer_norm', 'batch_norm', 'dropout1d', 'dropout2d', 'dropout3d', 'alpha_dropout', 'feature_alpha_dropout', 'bilinear', 'nll_loss', 'cross_entropy', 'mse_loss', 'l1_loss', 'binary_cross_entropy', 'binary_cross_entropy_with_logits', 'scaled_dot_product_attention']
+__all__ = ['linear', 'relu', 'gelu', 'silu', 'sigmoid', 'tanh', 'softmax', 'log_softmax', 'logsigmoid', 'softplus', 'leaky_relu', 'pad', 'unfold', 'conv2d', 'conv1d', 'max_pool2d', 'avg_pool2d', 'embedding', 'normalize', 'dropout', 'layer_norm', 'batch_norm', 'dropout1d', 'dropout2d', 'dropout3d', 'alpha_dropout', 'feature_alpha_dropout', 'bilinear', 'nll_loss', 'cross_entropy', 'mse_loss', 'l1_loss', 'binary_cross_entropy', 'binary_cross_entropy_with_logits', 'margin_ranking_loss', 'hinge_embedding_loss', 'soft_margin_loss', 'multilabel_soft_margin_loss', 'cosine_embedding_loss', 'triplet_margin_loss', 'poisson_nll_loss', 'gaussian_nll_loss', 'instance_norm', 'gumbel_softmax', 'relu_', 'scaled_dot_product_attention']
 
 # %% ../../nbs/11_nn_layers.ipynb #75cb3633
 def _ntuple(x: int | Sequence[int], n: int) -> tuple:
@@ -753,6 +753,117 @@ class _BCEWithLogits(Function):
             gt = -x if pw is None else -x - (pw - 1) * logsigmoid(x)
             gt = minitorch.ops.sum_to_shape((gt if w is None else gt * w) * g, t.shape).to(t.dtype)
         return gx, gt, None, None, None
+
+# %% ../../nbs/11_nn_layers.ipynb #d4e0f002
+def _legacy(size_average: Any, reduce: Any, reduction: str) -> str:
+    return _legacy_reduction(size_average, reduce) if size_average is not None or reduce is not None else reduction
+
+def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0, size_average: Any = None,
+                        reduce: Any = None, reduction: str = 'mean') -> Tensor:
+    "$\\max(0, -y(x_1 - x_2) + \\text{margin})$."
+    if not (input1.ndim == input2.ndim == target.ndim):
+        raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension but got sizes: "
+                           f"input1: {input1.shape}, input2: {input2.shape}, target: {target.shape} ")
+    return _reduce((-target * (input1 - input2) + margin).clamp_min(0), _legacy(size_average, reduce, reduction))
+
+def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, size_average: Any = None,
+                         reduce: Any = None, reduction: str = 'mean') -> Tensor:
+    "$x$ where $y = 1$, $\\max(0, \\text{margin} - x)$ where $y = -1$."
+    zeros = minitorch.zeros_like(input)
+    out = minitorch.where(target != 1, (margin - input).clamp_min(0), zeros) + minitorch.where(target != -1, input, zeros)
+    return _reduce(out, _legacy(size_average, reduce, reduction))
+
+def soft_margin_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
+                     reduction: str = 'mean') -> Tensor:
+    "$\\log(1 + e^{-yx})$."
+    if target.requires_grad and minitorch.is_grad_enabled():
+        raise RuntimeError("The function 'soft_margin_loss' is not differentiable with respect to argument 'target'. "
+                           "This input cannot have requires_grad True.")
+    return _reduce(softplus(-target * input), _legacy(size_average, reduce, reduction))
+
+def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: Any = None,
+                                reduce: Any = None, reduction: str = 'mean') -> Tensor:
+    "Binary cross entropy of every label, averaged over the labels."
+    loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
+    if weight is not None: loss = loss * weight
+    return _reduce(loss.sum(dim=input.ndim - 1) / input.shape[-1], _legacy(size_average, reduce, reduction))
+
+def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0, size_average: Any = None,
+                          reduce: Any = None, reduction: str = 'mean') -> Tensor:
+    "$1 - \\cos(x_1, x_2)$ where $y = 1$, $\\max(0, \\cos(x_1, x_2) - \\text{margin})$ where $y = -1$."
+    d = target.ndim
+    EPS = 1e-12
+    prod = (input1 * input2).sum(d)
+    cos = prod / ((input1 * input1).sum(d) + EPS).mul((input2 * input2).sum(d) + EPS).sqrt()
+    zeros = minitorch.zeros_like(cos)
+    out = minitorch.where(target == 1, 1 - cos, zeros) + minitorch.where(target == -1, (cos - margin).clamp_min(0), zeros)
+    return _reduce(out, _legacy(size_average, reduce, reduction))
+
+def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0, p: float = 2,
+                        eps: float = 1e-6, swap: bool = False, size_average: Any = None, reduce: Any = None,
+                        reduction: str = 'mean') -> Tensor:
+    "$\\max(d(a, p) - d(a, n) + \\text{margin}, 0)$ with the p-norm distance."
+    if not (anchor.ndim == positive.ndim == negative.ndim):
+        raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have the same number of "
+                           f"dimensions, but got: anchor {anchor.ndim}D, positive {positive.ndim}D, and negative "
+                           f"{negative.ndim}D inputs")
+    dist = minitorch.nn.functional.pairwise_distance         # chapter 11c's
+    d_pos, d_neg = dist(anchor, positive, p, eps), dist(anchor, negative, p, eps)
+    if swap: d_neg = minitorch.minimum(d_neg, dist(positive, negative, p, eps))
+    return _reduce((margin + d_pos - d_neg).clamp_min(0), _legacy(size_average, reduce, reduction))
+
+def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full: bool = False,
+                     size_average: Any = None, eps: float = 1e-8, reduce: Any = None, reduction: str = 'mean') -> Tensor:
+    "$e^x - yx$ (`log_input`) or $x - y\\log(x + \\epsilon)$, plus Stirling's term when `full`."
+    reduction = _legacy(size_average, reduce, reduction)
+    loss = input.exp() - target * input if log_input else input - target * (input + eps).log()
+    if full:
+        stirling = target * target.log() - target + 0.5 * (2 * math.pi * target).log()
+        loss = loss + stirling.masked_fill(target <= 1, 0)
+    if reduction not in ('none', 'mean', 'sum'): raise ValueError(f"{reduction} is not a valid value for reduction")
+    return _reduce(loss, reduction)
+
+def gaussian_nll_loss(input: Tensor, target: Tensor, var: Tensor | float, full: bool = False, eps: float = 1e-6,
+                      reduction: str = 'mean') -> Tensor:
+    "$\\frac12(\\log\\sigma^2 + (x - y)^2/\\sigma^2)$ with the variance clamped at `eps` (no gradient through the clamp)."
+    if not isinstance(var, Tensor): var = minitorch.full_like(input, var)
+    if var.shape != input.shape:
+        if input.shape[:-1] == var.shape: var = var.unsqueeze(-1)
+        elif not (input.shape[:-1] == var.shape[:-1] and var.shape[-1] == 1): raise ValueError("var is of incorrect size")
+    if reduction not in ('none', 'mean', 'sum'): raise ValueError(reduction + " is not valid")
+    if (var < 0).any().item(): raise ValueError("var has negative entry/entries")
+    var = var.clone()
+    with minitorch.no_grad(): var.clamp_(min=eps)
+    loss = 0.5 * (var.log() + (input - target) ** 2 / var)
+    if full: loss = loss + 0.5 * math.log(2 * math.pi)
+    return _reduce(loss, reduction)
+
+def instance_norm(input: Tensor, running_mean: Tensor | None = None, running_var: Tensor | None = None,
+                  weight: Tensor | None = None, bias: Tensor | None = None, use_input_stats: bool = True,
+                  momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+    "Normalise each (sample, channel) over its spatial positions: a batch norm of `(1, N·C, *spatial)`."
+    N, C = input.shape[0], input.shape[1]
+    rep = lambda t: None if t is None else t.repeat(N)
+    rm, rv = rep(running_mean), rep(running_var)
+    out = batch_norm(input.reshape(1, N * C, *input.shape[2:]), rm, rv, rep(weight), rep(bias),
+                     use_input_stats, momentum, eps)
+    if use_input_stats and running_mean is not None:
+        with minitorch.no_grad():
+            running_mean.copy_(rm.view(N, C).mean(0)); running_var.copy_(rv.view(N, C).mean(0))
+    return out.view(input.shape)
+
+def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: float = 1e-10, dim: int = -1) -> Tensor:
+    "A sample from the Gumbel-softmax distribution; `hard`: one-hot forward, soft gradient."
+    gumbels = -minitorch.empty_like(logits).exponential_().log()
+    y_soft = ((logits + gumbels) / tau).softmax(dim)
+    if not hard: return y_soft
+    index = y_soft.max(dim, keepdim=True)[1]
+    y_hard = minitorch.zeros_like(logits).scatter_(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft
+
+def relu_(input: Tensor) -> Tensor:
+    "In-place relu."
+    return input.relu_()
 
 # %% ../../nbs/12_attention.ipynb #0f464100
 def _safe_softmax(scores: Tensor, dim: int = -1) -> Tensor:
