@@ -632,14 +632,16 @@ class Gather(Function):
     _node_name = 'GatherBackward0'
     @staticmethod
     def forward(ctx, x, dim, index):
-        ctx.shape, ctx.dim, ctx.index = x.shape, dim, index
+        ctx.shape, ctx.dim = x.shape, dim
+        ctx.save_for_backward(index)   # checked against in-place changes, freed after backward
         try: r = get_backend(x._device.type).gather(x._data, dim, index._data)
         except IndexError as e: raise RuntimeError(f"index out of range in self") from None
         return Tensor._make(r, x.dtype, x._device)
     @staticmethod
     def backward(ctx, g):
+        index, = ctx.saved_tensors
         z = zeros(ctx.shape, dtype=g.dtype, device=g.device)
-        return z.scatter_add(ctx.dim, ctx.index, g), None, None
+        return z.scatter_add(ctx.dim, index, g), None, None
 
 def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False, out: Any = None) -> Tensor:
     "Pick values along `dim` at `index` (same number of dims as `input`)."
@@ -660,13 +662,15 @@ class Scatter(Function):
         sd = _data_as(src, d, bk)
         if not isinstance(src, Tensor): sd = _expand_data(sd, index.shape)
         bk.scatter(out._data, dim, index._data, sd, reduce)
-        ctx.dim, ctx.index, ctx.reduce = dim, index, reduce
+        ctx.dim, ctx.reduce = dim, reduce
+        ctx.save_for_backward(index)
         return out
     @staticmethod
     def backward(ctx, g):
+        index, = ctx.saved_tensors
         if ctx.reduce == 'add': gx = g
-        else: gx = g.scatter(ctx.dim, ctx.index, 0.0)
-        return gx, None, None, g.gather(ctx.dim, ctx.index), None
+        else: gx = g.scatter(ctx.dim, index, 0.0)
+        return gx, None, None, g.gather(ctx.dim, index), None
 
 class _ScatterAdd(Scatter):
     _node_name = 'ScatterAddBackward0'

@@ -350,3 +350,26 @@ def test_variable_alias(lib):
     t = lib.ones(2)
     v = lib.autograd.Variable(t)
     assert isinstance(v, lib.Tensor) and v.tolist() == [1.0, 1.0] and not v.requires_grad
+
+
+INDEX_CASES = {
+    'gather': lambda lib, x, i: lib.gather(x, 0, i),
+    'scatter': lambda lib, x, i: lib.zeros(3, dtype=lib.float64).scatter(0, i, x[:2]),
+    'scatter_add': lambda lib, x, i: lib.zeros(3, dtype=lib.float64).scatter_add(0, i, x[:2]),
+}
+
+
+@pytest.mark.parametrize('op', list(INDEX_CASES))
+def test_saved_index_version_and_free(op):
+    "The index tensor is saved through save_for_backward: an in-place change of it and a second backward raise."
+    def changed(lib):
+        x, i = _f64(lib, 1., 2., 3.), lib.tensor([0, 2])
+        y = INDEX_CASES[op](lib, x * 1, i)
+        i.add_(0)
+        y.sum().backward()
+    assert 'modified by an inplace operation' in _raises_same(changed)
+    def twice(lib):
+        x, i = _f64(lib, 1., 2., 3.), lib.tensor([0, 2])
+        y = INDEX_CASES[op](lib, x, i).sum()
+        y.backward(); y.backward()
+    assert 'second time' in _raises_same(twice)
