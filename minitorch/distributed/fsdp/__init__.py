@@ -99,13 +99,13 @@ def _is_freed(t: Tensor) -> bool: return t._data.storage.size == 0
 class _Unshard(Function):
     "flat shard -> the unit's whole flat parameter (all-gather); backward: reduce-scatter of its gradient, averaged."
     @staticmethod
-    def forward(ctx: Any, unit: FullyShardedDataParallel, shard: Tensor) -> Tensor:
-        ctx.unit = unit
+    def forward(ctx: Any, unit: FullyShardedDataParallel, shard: Tensor, *inputs: Tensor) -> Tensor:
+        ctx.unit, ctx.n_inputs = unit, len(inputs)
         return unit._gather()
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple:
-        return None, ctx.unit._reduce_grad(grad)
+        return (None, ctx.unit._reduce_grad(grad)) + (None,) * ctx.n_inputs
 
 # %% ../../../nbs/22e_fsdp.ipynb #cda9297e
 def _own_params(module: Module) -> Iterator[tuple[Module, str, Tensor]]:
@@ -310,7 +310,9 @@ def forward(self: FullyShardedDataParallel, *args: Any, **kwargs: Any) -> Any:
     track = is_grad_enabled() and self._flat.requires_grad
     sharded = self.sharding_strategy is not ShardingStrategy.NO_SHARD
     if track: self._root._exec_order.append(self)
-    if sharded: full = _Unshard.apply(self, self._flat) if track else self._gather()
+    if sharded:
+        inputs = [t for t in _tensors((args, kwargs)) if t.requires_grad]     # edges that order the backward
+        full = _Unshard.apply(self, self._flat, *inputs) if track else self._gather()
     else: full = self._flat if track else self._flat.detach()
     self._set_views(full)
     start = time.perf_counter()
