@@ -30,12 +30,17 @@ def launch(nproc, cases, timeout=150):
 
 def test_fsdp_two_ranks():
     out = launch(2, ["full_shard", "one_unit", "size_policy", "shard_grad_op", "no_shard", "prefetch", "reshard",
-                     "memory", "state_dict", "mixed", "padding"])
+                     "memory", "state_dict", "mixed", "clip", "padding"])
     assert "ratio 0.50" in out
 
 
 def test_fsdp_three_ranks():
-    launch(3, ["full_shard", "size_policy", "memory", "padding"])
+    launch(3, ["full_shard", "size_policy", "memory", "clip", "padding"])
+
+
+def test_fsdp_four_ranks():
+    out = launch(4, ["full_shard", "memory", "padding"])
+    assert "ratio 0.25" in out
 
 
 def _tree(lib):

@@ -122,6 +122,18 @@ def run(case):
         single, fsdp, *_ = train(auto_wrap_policy=PER_LINEAR, mixed_precision=mp, tol=5e-3, steps=2)
         assert fsdp.module[0].module._flat_param.dtype is mt.float32
         assert fsdp.module[0].module._flat_param.grad.dtype is mt.float32
+    elif case == "clip":                           # the norm of the whole model, over the shards of all ranks
+        for norm_type in (2.0, float("inf")):
+            single, fsdp = mlp(), FSDP(mlp(), auto_wrap_policy=PER_LINEAR)
+            o1, o2 = mt.optim.SGD(single.parameters(), lr=0.5), mt.optim.SGD(fsdp.parameters(), lr=0.5)
+            for _ in range(2):
+                o1.zero_grad(); loss_fn(single(X), Y).backward()
+                n1 = nn.utils.clip_grad_norm_(single.parameters(), 0.05, norm_type)
+                o2.zero_grad(); loss_fn(fsdp(X[part]), Y[part]).backward()
+                n2 = fsdp.clip_grad_norm_(0.05, norm_type)
+                assert abs(float(n1) - float(n2)) < 1e-5 and float(n1) > 0.05, (float(n1), float(n2))
+                o1.step(); o2.step()
+                close(single, fsdp)
     elif case == "padding":                        # 10*10 + 10 + 3*10 + 3 = 143 elements: padded to a multiple of W
         mt.manual_seed(0)
         f = FSDP(nn.Sequential(nn.Linear(10, 10), nn.ReLU(), nn.Linear(10, 3)))

@@ -448,3 +448,30 @@ def load_state_dict(self: FullyShardedDataParallel, state_dict: dict, strict: bo
         for k, t in entries.items():
             if k in state_dict: t.copy_(state_dict[k])
     return None
+
+# %% ../../../nbs/22e_fsdp.ipynb #1711386b
+@patch
+def clip_grad_norm_(self: FullyShardedDataParallel, max_norm: float, norm_type: float = 2.0) -> Tensor:
+    "Clip the gradients by their norm over the *whole* model: the shards' sums of |g|^p are all-reduced first."
+    if self._is_root is False:
+        raise RuntimeError("`clip_grad_norm_()` should only be called on the root FSDP instance")
+    norm_type, units = float(norm_type), [u for u in _units(self) if u._flat is not None and u._flat.grad is not None]
+    sharded = [u._flat.grad.detach() for u in units if u.sharding_strategy is not ShardingStrategy.NO_SHARD]
+    replicated = [u._flat.grad.detach() for u in units if u.sharding_strategy is ShardingStrategy.NO_SHARD]
+    dtype = units[0]._flat.dtype if units else dt.float32
+    if norm_type == float("inf"):
+        local = zeros((), dtype=dtype)
+        for g in sharded: local = local.maximum(g.abs().max())
+        dist.all_reduce(local, op=dist.ReduceOp.MAX, group=self.process_group)
+        for g in replicated: local = local.maximum(g.abs().max())
+        total = local
+    else:
+        local = zeros((), dtype=dtype)
+        for g in sharded: local = local + (g.abs() ** norm_type).sum()
+        dist.all_reduce(local, group=self.process_group)
+        for g in replicated: local = local + (g.abs() ** norm_type).sum()
+        total = local ** (1.0 / norm_type)
+    coef = (max_norm / (total + 1e-6)).clamp(max=1.0)
+    with no_grad():
+        for u in units: u._flat.grad.mul_(coef.to(u._flat.grad.dtype))
+    return total
