@@ -21,7 +21,8 @@ CosineSimilarity PairwiseDistance PixelShuffle PixelUnshuffle Upsample ZeroPad2d
 ReflectionPad1d ReflectionPad2d ReplicationPad2d MultiheadAttention TransformerEncoderLayer TransformerEncoder
 TransformerDecoderLayer TransformerDecoder Transformer RNN LSTM GRU RNNCell LSTMCell GRUCell Fold Unfold MaxUnpool2d
 UninitializedParameter InstanceNorm1d InstanceNorm2d CosineEmbeddingLoss MarginRankingLoss TripletMarginLoss
-HingeEmbeddingLoss SoftMarginLoss MultiLabelSoftMarginLoss PoissonNLLLoss GaussianNLLLoss init functional utils""".split()
+HingeEmbeddingLoss SoftMarginLoss MultiLabelSoftMarginLoss PoissonNLLLoss GaussianNLLLoss AdaptiveMaxPool1d LPPool1d
+LPPool2d init functional utils""".split()
 
 FUNCTIONAL = """linear bilinear relu relu6 leaky_relu gelu silu mish elu selu celu sigmoid tanh softmax log_softmax softmin
 softplus softsign logsigmoid hardtanh hardswish hardsigmoid glu dropout dropout1d dropout2d dropout3d alpha_dropout
@@ -30,7 +31,8 @@ adaptive_max_pool2d pad interpolate unfold fold embedding one_hot layer_norm gro
 cross_entropy nll_loss mse_loss l1_loss smooth_l1_loss huber_loss binary_cross_entropy binary_cross_entropy_with_logits
 kl_div cosine_similarity pairwise_distance scaled_dot_product_attention pixel_shuffle instance_norm gumbel_softmax
 triplet_margin_loss margin_ranking_loss cosine_embedding_loss hinge_embedding_loss soft_margin_loss
-multilabel_soft_margin_loss poisson_nll_loss gaussian_nll_loss relu_""".split()
+multilabel_soft_margin_loss poisson_nll_loss gaussian_nll_loss relu_ adaptive_max_pool1d max_pool2d_with_indices
+lp_pool1d lp_pool2d""".split()
 
 TENSOR = """backward detach detach_ requires_grad_ item tolist numpy size dim numel shape dtype device grad grad_fn is_leaf
 requires_grad data T mT to cpu cuda float double half long int bool type type_as contiguous is_contiguous clone copy_
@@ -46,9 +48,9 @@ OPTIM = "Optimizer SGD Adam AdamW Adagrad Adadelta RMSprop Adamax NAdam RAdam LB
 
 LACKING_COMMON = {   # used by published code, not in minitorch yet (printed, not asserted)
     'nn': ['ConvTranspose1d', 'ConvTranspose2d', 'Conv3d', 'EmbeddingBag', 'LazyBatchNorm1d', 'LazyBatchNorm2d',
-           'BatchNorm3d', 'MaxPool3d', 'AdaptiveMaxPool1d', 'Buffer'],
+           'BatchNorm3d', 'MaxPool3d', 'Buffer'],
     'nn.functional': ['conv_transpose1d', 'conv_transpose2d', 'conv3d', 'grid_sample', 'affine_grid', 'embedding_bag',
-                      'max_pool2d_with_indices', 'adaptive_max_pool1d', 'elu_', 'leaky_relu_'],
+                      'elu_', 'leaky_relu_'],
     'Tensor': ['apply_'],
     'optim': [],
 }

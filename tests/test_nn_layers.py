@@ -894,3 +894,14 @@ def test_gumbel_softmax_hard_is_straight_through():
     assert x.grad is not None and x.grad.abs().sum().item() > 0
     soft = F.gumbel_softmax(x, tau=0.7)
     assert close(soft.sum(-1), torch.ones(8), 1e-6)
+
+
+@pytest.mark.parametrize('ours,theirs,shape', [
+    (lambda: nn.LPPool2d(2, 3), lambda: torch.nn.LPPool2d(2, 3), (2, 3, 7, 7)),
+    (lambda: nn.LPPool2d(1.5, (2, 3), stride=1), lambda: torch.nn.LPPool2d(1.5, (2, 3), stride=1), (2, 3, 5, 6)),
+    (lambda: nn.LPPool1d(3, 2, stride=1), lambda: torch.nn.LPPool1d(3, 2, stride=1), (2, 3, 8)),
+    (lambda: nn.AdaptiveMaxPool1d(3), lambda: torch.nn.AdaptiveMaxPool1d(3), (2, 3, 8)),
+    (lambda: nn.AdaptiveMaxPool1d(5), lambda: torch.nn.AdaptiveMaxPool1d(5), (3, 7))])
+def test_lp_and_adaptive_max_pool1d(ours, theirs, shape):
+    x = torch.rand(*shape, dtype=torch.float64) + 0.1
+    check_module(ours(), theirs(), x, tol=1e-10)

@@ -14,7 +14,7 @@ from .modules import *
 from .modules import Module, Parameter
 from . import functional, init, utils
 from .pooling import (MaxPool1d, AvgPool1d, AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool2d,
-                                  MaxUnpool1d, MaxUnpool2d, Fold, Unfold)
+                                  MaxUnpool1d, MaxUnpool2d, Fold, Unfold, AdaptiveMaxPool1d, LPPool1d, LPPool2d)
 from .transformer import TransformerEncoder, TransformerDecoderLayer, TransformerDecoder, Transformer
 from . import rnn
 from .rnn import RNNBase, RNN, LSTM, GRU, RNNCellBase, RNNCell, LSTMCell, GRUCell
@@ -339,7 +339,7 @@ _MODULE_PATHS = {
     'normalization': 'LayerNorm GroupNorm RMSNorm',
     'dropout': 'Dropout Dropout1d Dropout2d Dropout3d AlphaDropout FeatureAlphaDropout',
     'pooling': 'MaxPool1d MaxPool2d MaxUnpool1d MaxUnpool2d AvgPool1d AvgPool2d AdaptiveMaxPool2d AdaptiveAvgPool1d '
-               'AdaptiveAvgPool2d',
+               'AdaptiveAvgPool2d AdaptiveMaxPool1d LPPool1d LPPool2d',
     'rnn': 'RNNBase RNN LSTM GRU RNNCellBase RNNCell LSTMCell GRUCell',
     'sparse': 'Embedding',
     'batchnorm': '_BatchNorm BatchNorm1d BatchNorm2d',

@@ -19,8 +19,10 @@ from .modules import Module
 
 # %% auto #0
 __all__ = ['max_pool1d', 'avg_pool1d', 'adaptive_avg_pool2d', 'adaptive_avg_pool1d', 'adaptive_max_pool2d', 'max_unpool2d',
-           'max_unpool1d', 'fold', 'MaxPool1d', 'AvgPool1d', 'AdaptiveAvgPool1d', 'AdaptiveAvgPool2d',
-           'AdaptiveMaxPool2d', 'MaxUnpool1d', 'MaxUnpool2d', 'Unfold', 'Fold']
+           'max_unpool1d', 'fold', 'adaptive_max_pool1d', 'max_pool1d_with_indices', 'max_pool2d_with_indices',
+           'adaptive_max_pool1d_with_indices', 'adaptive_max_pool2d_with_indices', 'lp_pool1d', 'lp_pool2d',
+           'MaxPool1d', 'AvgPool1d', 'AdaptiveAvgPool1d', 'AdaptiveAvgPool2d', 'AdaptiveMaxPool2d', 'AdaptiveMaxPool1d',
+           'LPPool1d', 'LPPool2d', 'MaxUnpool1d', 'MaxUnpool2d', 'Unfold', 'Fold']
 
 # %% ../../nbs/11a_pooling.ipynb #6c8f0eda
 def _check_1d(name: str, input: Tensor) -> None:
@@ -206,9 +208,54 @@ def fold(input: Tensor, output_size: int | tuple, kernel_size: int | tuple, dila
         out = flat[:, :, :H * W].reshape(N, C, H, W)
     return out.squeeze(0) if unbatched else out
 
+# %% ../../nbs/11a_pooling.ipynb #e5f0a002
+def adaptive_max_pool1d(input: Tensor, output_size: int | tuple,
+                        return_indices: bool = False) -> Tensor | tuple[Tensor, Tensor]:
+    "Adaptive max pooling of `(N, C, L)`: the 2-d one on `(N, C, 1, L)`; indices are positions in `L`."
+    _check_nd('adaptive_max_pool1d', input, (2, 3))
+    r = adaptive_max_pool2d(input.unsqueeze(-2), (1, _ntuple(output_size, 1)[0]), return_indices)
+    return (r[0].squeeze(-2), r[1].squeeze(-2)) if return_indices else r.squeeze(-2)
+
+def max_pool1d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
+                            ceil_mode: bool = False, return_indices: bool = False) -> tuple[Tensor, Tensor]:
+    "`max_pool1d(..., return_indices=True)`."
+    return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+def max_pool2d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
+                            ceil_mode: bool = False, return_indices: bool = False) -> tuple[Tensor, Tensor]:
+    "`max_pool2d(..., return_indices=True)`."
+    return F.max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+def adaptive_max_pool1d_with_indices(input: Tensor, output_size: Any, return_indices: bool = False) -> tuple:
+    "`adaptive_max_pool1d(..., return_indices=True)`."
+    return adaptive_max_pool1d(input, output_size, True)
+
+def adaptive_max_pool2d_with_indices(input: Tensor, output_size: Any, return_indices: bool = False) -> tuple:
+    "`adaptive_max_pool2d(..., return_indices=True)`."
+    return adaptive_max_pool2d(input, output_size, True)
+
+def _lp_finish(out: Tensor, n: int, norm_type: float) -> Tensor:
+    return (out.sign() * out.abs().relu()).mul(n).pow(1.0 / norm_type)
+
+def lp_pool1d(input: Tensor, norm_type: float, kernel_size: int, stride: Any = None, ceil_mode: bool = False) -> Tensor:
+    "$(\\sum_{window} x^p)^{1/p}$ over windows of `(N, C, L)`."
+    if norm_type == math.inf: return max_pool1d(input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+    if norm_type == -math.inf: return -max_pool1d(-input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+    out = avg_pool1d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    return _lp_finish(out, _ntuple(kernel_size, 1)[0], norm_type)
+
+def lp_pool2d(input: Tensor, norm_type: float, kernel_size: Any, stride: Any = None, ceil_mode: bool = False) -> Tensor:
+    "$(\\sum_{window} x^p)^{1/p}$ over windows of `(N, C, H, W)`."
+    if norm_type == math.inf: return F.max_pool2d(input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+    if norm_type == -math.inf: return -F.max_pool2d(-input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+    kw, kh = _ntuple(kernel_size, 2)
+    out = F.avg_pool2d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    return _lp_finish(out, kw * kh, norm_type)
+
 # %% ../../nbs/11a_pooling.ipynb #b035061a
 for _f in (max_pool1d, avg_pool1d, adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_max_pool2d, max_unpool1d,
-           max_unpool2d, fold):
+           max_unpool2d, fold, adaptive_max_pool1d, max_pool1d_with_indices, max_pool2d_with_indices,
+           adaptive_max_pool1d_with_indices, adaptive_max_pool2d_with_indices, lp_pool1d, lp_pool2d):
     setattr(F, _f.__name__, _f)
     F.__all__.append(_f.__name__) if _f.__name__ not in F.__all__ else None
 
@@ -266,6 +313,34 @@ class AdaptiveMaxPool2d(_AdaptivePool):
         self.return_indices = return_indices
 
     def forward(self, input: Tensor) -> Tensor: return adaptive_max_pool2d(input, self.output_size, self.return_indices)
+
+class AdaptiveMaxPool1d(_AdaptivePool):
+    "Max pooling of `(N, C, L)` to length `output_size`, optionally with the indices."
+    def __init__(self, output_size: int | tuple, return_indices: bool = False) -> None:
+        super().__init__(output_size)
+        self.return_indices = return_indices
+
+    def forward(self, input: Tensor) -> Tensor: return adaptive_max_pool1d(input, self.output_size, self.return_indices)
+
+class _LPPoolNd(Module):
+    "Power-average pooling: `norm_type`, window and stride."
+    def __init__(self, norm_type: float, kernel_size: Any, stride: Any = None, ceil_mode: bool = False) -> None:
+        super().__init__()
+        self.norm_type, self.kernel_size, self.stride, self.ceil_mode = norm_type, kernel_size, stride, ceil_mode
+
+    def extra_repr(self) -> str:
+        return (f'norm_type={self.norm_type}, kernel_size={self.kernel_size}, stride={self.stride}, '
+                f'ceil_mode={self.ceil_mode}')
+
+class LPPool1d(_LPPoolNd):
+    "$(\\sum x^p)^{1/p}$ over windows of `(N, C, L)`."
+    def forward(self, input: Tensor) -> Tensor:
+        return lp_pool1d(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
+
+class LPPool2d(_LPPoolNd):
+    "$(\\sum x^p)^{1/p}$ over windows of `(N, C, H, W)`."
+    def forward(self, input: Tensor) -> Tensor:
+        return lp_pool2d(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
 
 class MaxUnpool1d(Module):
     "Inverse of `MaxPool1d` given its indices: `forward(input, indices, output_size=None)`."
