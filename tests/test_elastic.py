@@ -56,3 +56,13 @@ def test_no_restarts_left(tmp_path):
     assert res.returncode != 0
     assert res.stderr.count(": starting the group") == 2 and "no restarts left" in res.stderr, res.stderr[-3000:]
     assert not (tmp_path / "doomed.pt").exists()
+
+
+def test_killed_rank_ends_the_job_quickly():
+    "The issue's bound: every rank learns of a killed rank within 30 s (MPI takes well under a second here)."
+    res, _ = launch("minitorch.distributed.run", "--nproc-per-node", "2", "--timeout", "60",
+                    str(SCRIPT.with_name("elastic_kill.py")))
+    end = time.time()
+    killed_at = float([line for line in res.stdout.splitlines() if line.startswith("KILL")][0].split()[1])
+    assert res.returncode != 0 and "UNREACHABLE" not in res.stdout
+    assert end - killed_at < 30, end - killed_at
