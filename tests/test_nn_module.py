@@ -296,3 +296,28 @@ def test_backward_hooks_match_torch():
     x = minitorch.ones(1, 2, requires_grad=True)
     lin(x).sum().backward()
     assert np.all(x.grad.numpy() == 0) and lin.weight.grad is not None
+
+
+def test_buffer_registers_like_torch():
+    "nn.Buffer (PyTorch 2.5): assigning one registers a buffer; persistent=False keeps it out of the state_dict."
+    import torch
+    import minitorch
+    import minitorch.nn as mnn
+
+    def build(lib):
+        class M(lib.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.a = lib.nn.Buffer(lib.ones(2))
+                self.b = lib.nn.Buffer(lib.zeros(3), persistent=False)
+                self.lin = lib.nn.Linear(2, 2)
+        return M()
+    ours, theirs = build(minitorch), build(torch)
+    assert [n for n, _ in ours.named_buffers()] == [n for n, _ in theirs.named_buffers()]
+    assert list(ours.state_dict()) == list(theirs.state_dict())
+    assert isinstance(ours.a, mnn.Buffer) and type(ours.a) is minitorch.Tensor
+    assert not isinstance(minitorch.ones(1), mnn.Buffer)
+    assert mnn.Buffer(minitorch.ones(2, requires_grad=True)).requires_grad
+    ours.a = mnn.Buffer(minitorch.zeros(2), persistent=False)
+    theirs.a = torch.nn.Buffer(torch.zeros(2), persistent=False)
+    assert list(ours.state_dict()) == list(theirs.state_dict())

@@ -15,7 +15,7 @@ from ..tensors import Tensor
 from ..autograd import Function, is_grad_enabled
 
 # %% auto #0
-__all__ = ['Parameter', 'RemovableHandle', 'Module', 'patch_module', 'Sequential', 'ModuleList', 'ModuleDict', 'Identity', 'Linear', 'Conv1d', 'Conv2d', 'MaxPool2d', 'AvgPool2d', 'Embedding', 'LayerNorm', 'BatchNorm1d', 'BatchNorm2d', 'Dropout', 'ReLU', 'SiLU', 'GELU', 'Tanh', 'Sigmoid', 'Softmax', 'LogSoftmax', 'Flatten', 'CrossEntropyLoss', 'NLLLoss', 'MSELoss', 'L1Loss', 'BCELoss', 'BCEWithLogitsLoss', 'NonDynamicallyQuantizableLinear', 'MultiheadAttention', 'TransformerEncoderLayer']
+__all__ = ['Parameter', 'Buffer', 'RemovableHandle', 'Module', 'patch_module', 'Sequential', 'ModuleList', 'ModuleDict', 'Identity', 'Linear', 'Conv1d', 'Conv2d', 'MaxPool2d', 'AvgPool2d', 'Embedding', 'LayerNorm', 'BatchNorm1d', 'BatchNorm2d', 'Dropout', 'ReLU', 'SiLU', 'GELU', 'Tanh', 'Sigmoid', 'Softmax', 'LogSoftmax', 'Flatten', 'CrossEntropyLoss', 'NLLLoss', 'MSELoss', 'L1Loss', 'BCELoss', 'BCEWithLogitsLoss', 'NonDynamicallyQuantizableLinear', 'MultiheadAttention', 'TransformerEncoderLayer']
 
 # %% ../../nbs/10_nn_module.ipynb #b8978825
 class Parameter(Tensor):
@@ -39,6 +39,20 @@ class Parameter(Tensor):
 
     def __reduce_ex__(self, proto: int):
         return (Parameter, (self.data, self.requires_grad))
+
+# %% ../../nbs/10_nn_module.ipynb #f6a0b002
+class _BufferMeta(type):
+    "`isinstance(t, Buffer)`: a tensor created by `Buffer(...)`."
+    def __instancecheck__(cls, instance: Any) -> bool:
+        return isinstance(instance, Tensor) and getattr(instance, '_is_buffer', False)
+
+class Buffer(Tensor, metaclass=_BufferMeta):
+    "A tensor that a `Module` registers as a buffer when assigned as an attribute."
+    def __new__(cls, data: Tensor | None = None, *, persistent: bool = True) -> Tensor:
+        if data is None: data = minitorch.empty(0)
+        t = data.detach().requires_grad_(data.requires_grad)
+        t.persistent, t._is_buffer = persistent, True
+        return t
 
 # %% ../../nbs/10_nn_module.ipynb #25a84146
 class RemovableHandle:
@@ -204,6 +218,10 @@ def _module_setattr(self: Module, name: str, value: Any) -> None:
             raise TypeError(f"cannot assign '{type(value).__name__}' as child module '{name}' "
                             "(torch.nn.Module or None expected)")
         self._modules[name] = value
+    elif isinstance(value, Buffer):
+        if self.__dict__.get('_buffers') is None: raise AttributeError("cannot assign buffer before Module.__init__() call")
+        remove_from(self.__dict__, self._parameters, self._modules)
+        self.register_buffer(name, value, value.persistent)
     elif name in self.__dict__.get('_buffers', {}):
         if value is not None and not isinstance(value, Tensor):
             raise TypeError(f"cannot assign '{type(value).__name__}' as buffer '{name}' "
