@@ -75,12 +75,19 @@ from .dtypes import int64 as long, int32 as int, int16 as short  # PyTorch's ali
 autograd.forward_ad = forward_ad  # `minitorch.autograd.forward_ad`, as in PyTorch
 
 # %% ../nbs/99_api.ipynb #6f1b93ec
-_LAZY_MODULES = ("linalg", "special", "distributed")
+from . import linalg   # quick to import; it also gives Tensor.det, .inverse, .slogdet, ...
+from .linalg import (det, logdet, slogdet, matrix_exp, matrix_power, geqrf, lu_unpack, cholesky_solve,
+                              cholesky_inverse, inv as inverse, pinv as pinverse)
+
+_LAZY_MODULES = ("special", "distributed")
+_FROM_SPECIAL = ("lgamma", "digamma", "polygamma", "erfc", "erfinv", "i0", "mvlgamma")
 
 
 def __getattr__(name: str):
-    "Import `minitorch.linalg`, `.special` and `.distributed` the first time they are used."
+    "Import `minitorch.special` and `.distributed` (and `special`'s torch-level names) the first time they are used."
+    import importlib
     if name in _LAZY_MODULES:
-        import importlib
         return importlib.import_module(f"minitorch.{name}")
+    if name in _FROM_SPECIAL:
+        return getattr(importlib.import_module("minitorch.special"), name)
     raise AttributeError(f"module 'minitorch' has no attribute '{name}'")

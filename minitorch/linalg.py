@@ -52,7 +52,7 @@ def _batch(A: Tensor) -> tuple[np.ndarray, tuple]:
 def _out(a: np.ndarray, bs: tuple, device: Any = None) -> Tensor:
     "Wrap a kernel result `(batch, ...)` back into a tensor with batch shape `bs` (on `device`: the host kernels"
     " run on a copy of a cuda input and the result goes back)."
-    t = from_numpy(np.ascontiguousarray(a.reshape(bs + a.shape[1:])))
+    t = from_numpy(np.array(a.reshape(bs + a.shape[1:]), order="C"))   # (ascontiguousarray makes 0-d 1-d)
     return t if device is None or device.type == 'cpu' else t.to(device)
 
 def _raise(info: np.ndarray, bs: tuple, name: str, msg: Any) -> None:

@@ -511,3 +511,16 @@ def test_cuda_inputs_stay_on_cuda():
     t = torch.tensor(a, requires_grad=True)
     torch.linalg.solve(t, torch.linalg.inv(t)[..., :1]).sum().backward()
     close(A.grad.cpu(), t.grad, 1e-12)
+
+
+def test_unbatched_results_are_0d_like_torch():
+    "Scalar results of one matrix are 0-d tensors (numpy's ascontiguousarray would make them 1-d)."
+    import torch
+    import minitorch as mt
+    import minitorch.linalg as LA
+    a = [[2.0, 1.0], [1.0, 3.0]]
+    for name in ("det", "logdet", "matrix_rank", "cond", "matrix_norm"):
+        mine, theirs = getattr(LA, name, None) or getattr(mt, name), getattr(torch.linalg, name, None) or getattr(torch, name)
+        assert tuple(mine(mt.tensor(a)).shape) == tuple(theirs(torch.tensor(a)).shape), name
+    s = LA.slogdet(mt.tensor(a))
+    assert s.sign.shape == () and s.logabsdet.shape == ()
