@@ -18,12 +18,14 @@ from minitorch.distributed.optim import ZeroRedundancyOptimizer
 from minitorch.nn.parallel import DistributedDataParallel as DDP
 
 ckpt, out, fault, mode = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
-dist.init_process_group("mpi", timeout=timedelta(seconds=3))
+dist.init_process_group("mpi", timeout=timedelta(seconds=120))
+dist.barrier()                                    # ranks start seconds apart on a busy machine: wait for all here
+group = dist.new_group(timeout=timedelta(seconds=10))   # then a hung rank is noticed within 10 s
 rank, world = dist.get_rank(), dist.get_world_size()
 mt.manual_seed(0)
-model = DDP(nn.Sequential(nn.Linear(8, 32), nn.ReLU(), nn.Linear(32, 4)))
-opt = ZeroRedundancyOptimizer(model.parameters(), mt.optim.Adam, lr=0.01)
-step, state = load_checkpoint(ckpt)
+model = DDP(nn.Sequential(nn.Linear(8, 32), nn.ReLU(), nn.Linear(32, 4)), process_group=group)
+opt = ZeroRedundancyOptimizer(model.parameters(), mt.optim.Adam, process_group=group, lr=0.01)
+step, state = load_checkpoint(ckpt, group)
 if state is not None:
     model.module.load_state_dict(state["model"])
     opt.optim.load_state_dict(state["optim"])
@@ -41,7 +43,7 @@ for step in range((step or 0) + 1, 7):
         elif mode == "hang":
             time.sleep(60)
     opt.step()
-    save_checkpoint({"model": model.module.state_dict(), "optim": opt.optim.state_dict()}, ckpt, step)
+    save_checkpoint({"model": model.module.state_dict(), "optim": opt.optim.state_dict()}, ckpt, step, group)
 if rank == 0:
     mt.save(model.module.state_dict(), out)
 print(f"rank {rank} done at step {step}", flush=True)
