@@ -905,3 +905,19 @@ def test_gumbel_softmax_hard_is_straight_through():
 def test_lp_and_adaptive_max_pool1d(ours, theirs, shape):
     x = torch.rand(*shape, dtype=torch.float64) + 0.1
     check_module(ours(), theirs(), x, tol=1e-10)
+
+
+@pytest.mark.parametrize('name,shape', [('LazyBatchNorm1d', (6, 3)), ('LazyBatchNorm1d', (6, 3, 5)),
+                                        ('LazyBatchNorm2d', (4, 3, 5, 5))])
+@pytest.mark.parametrize('kw', [{}, dict(affine=False), dict(track_running_stats=False), dict(momentum=None)])
+def test_lazy_batchnorm_like_torch(name, shape, kw):
+    ours, theirs = getattr(nn, name)(**kw), getattr(torch.nn, name)(**kw)
+    assert repr(ours) == repr(theirs)
+    assert [type(b).__name__ for b in ours.buffers()] == [type(b).__name__ for b in theirs.buffers()]
+    x = torch.randn(*shape, dtype=torch.float32)
+    out, tout = ours(mt(x)), theirs(x)
+    assert type(ours).__name__ == type(theirs).__name__ and repr(ours) == repr(theirs)
+    assert list(ours.state_dict()) == list(theirs.state_dict())
+    assert close(out, tout, 1e-5)
+    for (n, b), (_, tb) in zip(ours.named_buffers(), theirs.named_buffers()):
+        assert close(b, tb, 1e-6), n

@@ -4,10 +4,10 @@
 
 # %% auto #0
 __all__ = ['Dropout1d', 'Dropout2d', 'Dropout3d', 'AlphaDropout', 'FeatureAlphaDropout', 'Softmax2d', 'Bilinear', 'ParameterList',
-           'ParameterDict', 'UninitializedParameter', 'is_lazy', 'LazyModuleMixin', 'LazyLinear', 'LazyConv1d',
-           'LazyConv2d', 'MarginRankingLoss', 'HingeEmbeddingLoss', 'SoftMarginLoss', 'MultiLabelSoftMarginLoss',
-           'CosineEmbeddingLoss', 'TripletMarginLoss', 'PoissonNLLLoss', 'GaussianNLLLoss', 'InstanceNorm1d',
-           'InstanceNorm2d']
+           'ParameterDict', 'UninitializedBuffer', 'UninitializedParameter', 'is_lazy', 'LazyModuleMixin', 'LazyLinear',
+           'LazyConv1d', 'LazyConv2d', 'LazyBatchNorm1d', 'LazyBatchNorm2d', 'MarginRankingLoss', 'HingeEmbeddingLoss',
+           'SoftMarginLoss', 'MultiLabelSoftMarginLoss', 'CosineEmbeddingLoss', 'TripletMarginLoss', 'PoissonNLLLoss',
+           'GaussianNLLLoss', 'InstanceNorm1d', 'InstanceNorm2d']
 
 # %% ../../nbs/12b_nn.ipynb #38254372
 from .modules import *
@@ -148,6 +148,21 @@ class ParameterDict(Module):
                          for k, p in self.items())
 
 # %% ../../nbs/12b_nn.ipynb #c3d0e004
+from .modules import _BatchNorm, BatchNorm1d, BatchNorm2d
+
+class UninitializedBuffer(Tensor):
+    "A buffer whose shape is not known yet; `materialize(shape)` gives it data and makes it a plain `Tensor`."
+    cls_to_become = Tensor
+    def __new__(cls, requires_grad: bool = False, device: Any = None, dtype: Any = None) -> 'UninitializedBuffer':
+        return Tensor._make_subclass(cls, _mt.empty(0, device=device, dtype=dtype), requires_grad)
+    def __init__(self, *args: Any, **kwargs: Any) -> None: pass
+    def materialize(self, shape: Any, device: Any = None, dtype: Any = None) -> None:
+        "Allocate (uninitialised) data of `shape` in place and become a plain `Tensor`."
+        shape = (shape,) if isinstance(shape, int) else tuple(shape)
+        self.data = _mt.empty(shape, device=device or self.device, dtype=dtype or self.dtype)
+        self.__class__ = self.cls_to_become
+    def __repr__(self) -> str: return '<UninitializedBuffer>'
+
 class UninitializedParameter(Parameter):
     "A parameter whose shape is not known yet; `materialize(shape)` gives it data and makes it a `Parameter`."
     cls_to_become = Parameter
@@ -162,8 +177,8 @@ class UninitializedParameter(Parameter):
     def __repr__(self) -> str: return '<UninitializedParameter>'
 
 def is_lazy(param: Any) -> bool:
-    "Is `param` still uninitialised?"
-    return isinstance(param, UninitializedParameter)
+    "Is `param` (a parameter or a buffer) still uninitialised?"
+    return isinstance(param, (UninitializedParameter, UninitializedBuffer))
 
 class LazyModuleMixin:
     "Shared by the lazy modules: a forward pre-hook that infers the shapes on the first call, then turns the "\
@@ -172,7 +187,7 @@ class LazyModuleMixin:
     def _lazy_setup(self) -> None:
         self._initialize_hook = self.register_forward_pre_hook(LazyModuleMixin._infer_parameters)
     def has_uninitialized_params(self) -> bool:
-        return any(is_lazy(p) for p in self.parameters())
+        return any(is_lazy(p) for p in self.parameters()) or any(is_lazy(b) for b in self.buffers())
     @staticmethod
     def _infer_parameters(module: Module, args: tuple) -> None:
         module.initialize_parameters(*args)
@@ -239,6 +254,40 @@ class LazyConv2d(_LazyConvXdMixin, Conv2d):
                  dtype: Any = None) -> None:
         self._lazy_conv_init(Conv2d, out_channels, bias, device, dtype, kernel_size=kernel_size, stride=stride,
                              padding=padding, dilation=dilation, groups=groups, padding_mode=padding_mode)
+
+class _LazyNormBase(LazyModuleMixin, _BatchNorm):
+    "Batch norm whose `num_features` is read from the first input's dim 1."
+    def __init__(self, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
+                 track_running_stats: bool = True, device: Any = None, dtype: Any = None) -> None:
+        _BatchNorm.__init__(self, 0, eps, momentum, False, False, device, dtype)
+        self.affine, self.track_running_stats = affine, track_running_stats
+        if affine:
+            self.weight = UninitializedParameter(device=device, dtype=dtype)
+            self.bias = UninitializedParameter(device=device, dtype=dtype)
+        if track_running_stats:
+            self.running_mean = UninitializedBuffer(device=device, dtype=dtype)
+            self.running_var = UninitializedBuffer(device=device, dtype=dtype)
+            self.num_batches_tracked = _mt.tensor(0, dtype=_mt.int64, device=device)
+        self._lazy_setup()
+    def reset_parameters(self) -> None:
+        if self.has_uninitialized_params() or self.num_features == 0: return
+        self.reset_running_stats()
+        if self.affine:
+            with _mt.no_grad(): self.weight.fill_(1.0); self.bias.zero_()
+    def initialize_parameters(self, input: Tensor) -> None:
+        if self.has_uninitialized_params():
+            self.num_features = input.shape[1]
+            for t in (self.weight, self.bias, self.running_mean, self.running_var):
+                if t is not None and is_lazy(t): t.materialize((self.num_features,))
+            self.reset_parameters()
+
+class LazyBatchNorm1d(_LazyNormBase, BatchNorm1d):
+    "`nn.BatchNorm1d` whose `num_features` is read from the first input."
+    cls_to_become = BatchNorm1d
+
+class LazyBatchNorm2d(_LazyNormBase, BatchNorm2d):
+    "`nn.BatchNorm2d` whose `num_features` is read from the first input."
+    cls_to_become = BatchNorm2d
 
 # %% ../../nbs/12b_nn.ipynb #c3d0e009
 from .modules import _Loss, _WeightedLoss, _BatchNorm
@@ -342,7 +391,7 @@ _MODULE_PATHS = {
                'AdaptiveAvgPool2d AdaptiveMaxPool1d LPPool1d LPPool2d',
     'rnn': 'RNNBase RNN LSTM GRU RNNCellBase RNNCell LSTMCell GRUCell',
     'sparse': 'Embedding',
-    'batchnorm': '_BatchNorm BatchNorm1d BatchNorm2d',
+    'batchnorm': '_BatchNorm BatchNorm1d BatchNorm2d LazyBatchNorm1d LazyBatchNorm2d',
     'module': 'Module',
     'flatten': 'Flatten Unflatten',
     'padding': 'ConstantPad1d ConstantPad2d ReflectionPad1d ReflectionPad2d ReplicationPad1d ReplicationPad2d '
@@ -370,6 +419,6 @@ def _register_module_paths() -> None:
     where = {**vars(_modules_pkg), **globals()}
     for sub, names in _MODULE_PATHS.items():
         setattr(_modules_pkg, sub, _alias_module(f'minitorch.nn.modules.{sub}', names, where))
-    globals()['parameter'] = _alias_module('minitorch.nn.parameter', 'Parameter UninitializedParameter is_lazy', where)
+    globals()['parameter'] = _alias_module('minitorch.nn.parameter', 'Parameter UninitializedParameter UninitializedBuffer Buffer is_lazy', where)
 
 _register_module_paths()

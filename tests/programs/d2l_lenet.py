@@ -1,5 +1,6 @@
 """LeNet from Dive into Deep Learning: the lazy version (d2l 1.0, chapter 7.6 "Convolutional Neural Networks
-(LeNet)") and the batch-normalised version (d2l 0.17, chapter 7.5 "Batch Normalization", concise implementation),
+(LeNet)"), its lazy batch-normalised version (d2l 1.0, chapter 8.5 "Batch Normalization", `BNLeNet`) and the
+batch-normalised version with explicit sizes (d2l 0.17, chapter 7.5, concise implementation),
 with the book's `layer_summary`, `init_cnn` and its `train_ch6` loop (SGD, cross-entropy, accuracy).
 
 Source: https://github.com/d2l-ai/d2l-en (chapter_convolutional-neural-networks/lenet.md,
@@ -50,6 +51,21 @@ class LeNet(nn.Module):  #@save
             print(layer.__class__.__name__, 'output shape:\t', X.shape)
             shapes.append(tuple(X.shape))
         return shapes
+
+
+class BNLeNet(LeNet):
+    """LeNet with lazy batch normalization (d2l 1.0, chapter 8.5, concise implementation)."""
+    def __init__(self, lr=0.1, num_classes=10):
+        nn.Module.__init__(self)
+        self.lr = lr
+        self.net = nn.Sequential(
+            nn.LazyConv2d(6, kernel_size=5), nn.LazyBatchNorm2d(),
+            nn.Sigmoid(), nn.AvgPool2d(kernel_size=2, stride=2),
+            nn.LazyConv2d(16, kernel_size=5), nn.LazyBatchNorm2d(),
+            nn.Sigmoid(), nn.AvgPool2d(kernel_size=2, stride=2),
+            nn.Flatten(), nn.LazyLinear(120), nn.LazyBatchNorm1d(),
+            nn.Sigmoid(), nn.LazyLinear(84), nn.LazyBatchNorm1d(),
+            nn.Sigmoid(), nn.LazyLinear(num_classes))
 
 
 def bn_lenet():
