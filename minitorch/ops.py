@@ -326,18 +326,21 @@ class Mul(Function):
     _node_name = 'MulBackward0'
     @staticmethod
     def forward(ctx, a, b):
-        ta, tb = isinstance(a, Tensor), isinstance(b, Tensor)
-        ctx.sa, ctx.sb = (None if ta else a), (None if tb else b)
         na, nb = ctx.needs_input_grad   # save a factor only when the other side needs it (x * 3 saves nothing)
-        _save_some(ctx, a if ta and nb else None, b if tb and na else None)
+        if na and nb: ctx.save_for_backward(a, b)   # (needing a gradient implies being a tensor)
+        elif na:
+            if isinstance(b, Tensor): ctx.save_for_backward(None, b)
+            else: ctx.sb = b
+        elif nb:
+            if isinstance(a, Tensor): ctx.save_for_backward(a, None)
+            else: ctx.sa = a
         return binary_forward('mul', a, b)
     @staticmethod
     def backward(ctx, g):
         a, b = ctx.saved_tensors or (None, None)
-        a = ctx.sa if a is None else a
-        b = ctx.sb if b is None else b
-        ga = g * _cj(b) if ctx.needs_input_grad[0] else None
-        gb = g * _cj(a) if ctx.needs_input_grad[1] else None
+        na, nb = ctx.needs_input_grad
+        ga = g * _cj(ctx.sb if b is None else b) if na else None
+        gb = g * _cj(ctx.sa if a is None else a) if nb else None
         return ga, gb
 
 class Div(Function):
