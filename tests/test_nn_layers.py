@@ -921,3 +921,31 @@ def test_lazy_batchnorm_like_torch(name, shape, kw):
     assert close(out, tout, 1e-5)
     for (n, b), (_, tb) in zip(ours.named_buffers(), theirs.named_buffers()):
         assert close(b, tb, 1e-6), n
+
+
+@pytest.mark.parametrize('name,args,kw,shape', [
+    ('ConvTranspose2d', (4, 6, 3), {}, (2, 4, 5, 5)),
+    ('ConvTranspose2d', (4, 6, 3), dict(stride=2, padding=1, output_padding=1), (2, 4, 5, 6)),
+    ('ConvTranspose2d', (4, 6, (3, 2)), dict(stride=(2, 1), dilation=2, groups=2, bias=False), (2, 4, 4, 5)),
+    ('ConvTranspose2d', (100, 8, 4), dict(stride=1, padding=0, bias=False), (3, 100, 1, 1)),   # DCGAN's first layer
+    ('ConvTranspose2d', (8, 3, 4), dict(stride=2, padding=1, bias=False), (3, 8, 4, 4)),       # and its upsampling
+    ('ConvTranspose2d', (4, 6, 3), dict(stride=2), (4, 5, 5)),
+    ('ConvTranspose1d', (4, 6, 3), dict(stride=2, padding=1, output_padding=1), (2, 4, 7)),
+    ('ConvTranspose1d', (4, 6, 5), dict(dilation=2, padding=5), (2, 4, 9))])
+def test_conv_transpose_against_torch(name, args, kw, shape):
+    torch.manual_seed(0)
+    theirs = getattr(torch.nn, name)(*args, dtype=torch.float64, **kw)
+    ours = getattr(nn, name)(*args, dtype=minitorch.float64, **kw)
+    check_module(ours, theirs, torch.randn(*shape, dtype=torch.float64), tol=1e-10)
+    bound = 1 / math.sqrt(ours.weight[0].numel())       # kaiming_uniform(a=√5) on fan_in = (C_out/groups)·k
+    assert ours.weight.abs().max().item() <= bound
+
+
+def test_conv_transpose_output_size_and_errors():
+    ours, theirs = nn.ConvTranspose2d(3, 2, 3, stride=2, padding=1), torch.nn.ConvTranspose2d(3, 2, 3, stride=2, padding=1)
+    x = torch.randn(1, 3, 5, 5)
+    ours.load_state_dict({k: mt(v) for k, v in theirs.state_dict().items()})
+    assert close(ours(mt(x), output_size=[10, 10]), theirs(x, output_size=[10, 10]), 1e-5)
+    with pytest.raises(ValueError, match='Only "zeros" padding mode'): nn.ConvTranspose2d(3, 2, 3, padding_mode='reflect')
+    with pytest.raises(RuntimeError, match='output padding must be smaller'):
+        F.conv_transpose2d(minitorch.ones(1, 3, 4, 4), minitorch.ones(3, 2, 3, 3), output_padding=1)

@@ -5,9 +5,10 @@
 # %% auto #0
 __all__ = ['Dropout1d', 'Dropout2d', 'Dropout3d', 'AlphaDropout', 'FeatureAlphaDropout', 'Softmax2d', 'Bilinear', 'ParameterList',
            'ParameterDict', 'UninitializedBuffer', 'UninitializedParameter', 'is_lazy', 'LazyModuleMixin', 'LazyLinear',
-           'LazyConv1d', 'LazyConv2d', 'LazyBatchNorm1d', 'LazyBatchNorm2d', 'MarginRankingLoss', 'HingeEmbeddingLoss',
-           'SoftMarginLoss', 'MultiLabelSoftMarginLoss', 'CosineEmbeddingLoss', 'TripletMarginLoss', 'PoissonNLLLoss',
-           'GaussianNLLLoss', 'InstanceNorm1d', 'InstanceNorm2d']
+           'LazyConv1d', 'LazyConv2d', 'LazyBatchNorm1d', 'LazyBatchNorm2d', 'ConvTranspose1d', 'ConvTranspose2d',
+           'MarginRankingLoss', 'HingeEmbeddingLoss', 'SoftMarginLoss', 'MultiLabelSoftMarginLoss',
+           'CosineEmbeddingLoss', 'TripletMarginLoss', 'PoissonNLLLoss', 'GaussianNLLLoss', 'InstanceNorm1d',
+           'InstanceNorm2d']
 
 # %% ../../nbs/12b_nn.ipynb #38254372
 from .modules import *
@@ -289,6 +290,60 @@ class LazyBatchNorm2d(_LazyNormBase, BatchNorm2d):
     "`nn.BatchNorm2d` whose `num_features` is read from the first input."
     cls_to_become = BatchNorm2d
 
+# %% ../../nbs/12b_nn.ipynb #c3d0e010
+class _ConvTransposeNd(Module):
+    "Transposed convolutions: weight `(C_in, C_out/groups, *kernel)`, PyTorch's initialisation and repr."
+    _n = 2
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1, padding: Any = 0,
+                 output_padding: Any = 0, groups: int = 1, bias: bool = True, dilation: Any = 1,
+                 padding_mode: str = 'zeros', device: Any = None, dtype: Any = None) -> None:
+        super().__init__()
+        if padding_mode != 'zeros':
+            raise ValueError(f'Only "zeros" padding mode is supported for {self.__class__.__name__}')
+        if groups <= 0: raise ValueError('groups must be a positive integer')
+        if in_channels % groups != 0: raise ValueError('in_channels must be divisible by groups')
+        if out_channels % groups != 0: raise ValueError('out_channels must be divisible by groups')
+        t = lambda v: functional._ntuple(v, self._n)
+        self.in_channels, self.out_channels, self.kernel_size = in_channels, out_channels, t(kernel_size)
+        self.stride, self.padding, self.dilation = t(stride), t(padding), t(dilation)
+        self.output_padding, self.groups, self.padding_mode, self.transposed = t(output_padding), groups, padding_mode, True
+        self.weight = Parameter(_mt.empty((in_channels, out_channels // groups, *self.kernel_size), device=device,
+                                          dtype=dtype))
+        if bias: self.bias = Parameter(_mt.empty((out_channels,), device=device, dtype=dtype))
+        else: self.register_parameter('bias', None)
+        self.reset_parameters()
+
+    reset_parameters = Linear.reset_parameters
+
+    def _output_padding(self, input: Tensor, output_size: Any) -> tuple:
+        if output_size is None: return self.output_padding
+        size = list(output_size)[-self._n:]
+        return tuple(o - ((i - 1) * s - 2 * p + d * (k - 1) + 1) for o, i, s, p, d, k in
+                     zip(size, input.shape[-self._n:], self.stride, self.padding, self.dilation, self.kernel_size))
+
+    def extra_repr(self) -> str:
+        s = '{in_channels}, {out_channels}, kernel_size={kernel_size}, stride={stride}'
+        z = (0,) * self._n
+        if self.padding != z: s += ', padding={padding}'
+        if self.dilation != (1,) * self._n: s += ', dilation={dilation}'
+        if self.output_padding != z: s += ', output_padding={output_padding}'
+        if self.groups != 1: s += ', groups={groups}'
+        if self.bias is None: s += ', bias=False'
+        return s.format(**self.__dict__)
+
+class ConvTranspose1d(_ConvTransposeNd):
+    "Transposed 1-D convolution over `(N, C, L)`."
+    _n = 1
+    def forward(self, input: Tensor, output_size: Any = None) -> Tensor:
+        return functional.conv_transpose1d(input, self.weight, self.bias, self.stride, self.padding,
+                                           self._output_padding(input, output_size), self.groups, self.dilation)
+
+class ConvTranspose2d(_ConvTransposeNd):
+    "Transposed 2-D convolution over `(N, C, H, W)` (generators and decoders upsample with it)."
+    def forward(self, input: Tensor, output_size: Any = None) -> Tensor:
+        return functional.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding,
+                                           self._output_padding(input, output_size), self.groups, self.dilation)
+
 # %% ../../nbs/12b_nn.ipynb #c3d0e009
 from .modules import _Loss, _WeightedLoss, _BatchNorm
 
@@ -380,7 +435,7 @@ _MODULE_PATHS = {
                   'GELU Hardshrink LeakyReLU LogSigmoid Softplus Softshrink MultiheadAttention PReLU Softsign '
                   'Tanhshrink Softmin Softmax Softmax2d LogSoftmax',
     'linear': 'Bilinear Identity LazyLinear Linear NonDynamicallyQuantizableLinear',
-    'conv': 'Conv1d Conv2d _ConvNd LazyConv1d LazyConv2d',
+    'conv': 'Conv1d Conv2d _ConvNd LazyConv1d LazyConv2d ConvTranspose1d ConvTranspose2d',
     'loss': '_Loss _WeightedLoss L1Loss NLLLoss KLDivLoss MSELoss BCELoss BCEWithLogitsLoss SmoothL1Loss HuberLoss '
             'CrossEntropyLoss MarginRankingLoss HingeEmbeddingLoss SoftMarginLoss MultiLabelSoftMarginLoss '
             'CosineEmbeddingLoss TripletMarginLoss PoissonNLLLoss GaussianNLLLoss',

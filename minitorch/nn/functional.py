@@ -17,7 +17,7 @@ from ..tensors import Tensor
 from ..autograd import Function
 
 # %% auto #0
-__all__ = ['linear', 'relu', 'gelu', 'silu', 'sigmoid', 'tanh', 'softmax', 'log_softmax', 'logsigmoid', 'softplus', 'leaky_relu', 'pad', 'unfold', 'conv2d', 'conv1d', 'max_pool2d', 'avg_pool2d', 'embedding', 'normalize', 'dropout', 'layer_norm', 'batch_norm', 'dropout1d', 'dropout2d', 'dropout3d', 'alpha_dropout', 'feature_alpha_dropout', 'bilinear', 'nll_loss', 'cross_entropy', 'mse_loss', 'l1_loss', 'binary_cross_entropy', 'binary_cross_entropy_with_logits', 'margin_ranking_loss', 'hinge_embedding_loss', 'soft_margin_loss', 'multilabel_soft_margin_loss', 'cosine_embedding_loss', 'triplet_margin_loss', 'poisson_nll_loss', 'gaussian_nll_loss', 'instance_norm', 'gumbel_softmax', 'relu_', 'scaled_dot_product_attention']
+__all__ = ['linear', 'relu', 'gelu', 'silu', 'sigmoid', 'tanh', 'softmax', 'log_softmax', 'logsigmoid', 'softplus', 'leaky_relu', 'pad', 'unfold', 'conv2d', 'conv1d', 'max_pool2d', 'avg_pool2d', 'embedding', 'normalize', 'dropout', 'layer_norm', 'batch_norm', 'dropout1d', 'dropout2d', 'dropout3d', 'alpha_dropout', 'feature_alpha_dropout', 'bilinear', 'nll_loss', 'cross_entropy', 'mse_loss', 'l1_loss', 'binary_cross_entropy', 'binary_cross_entropy_with_logits', 'conv_transpose2d', 'conv_transpose1d', 'margin_ranking_loss', 'hinge_embedding_loss', 'soft_margin_loss', 'multilabel_soft_margin_loss', 'cosine_embedding_loss', 'triplet_margin_loss', 'poisson_nll_loss', 'gaussian_nll_loss', 'instance_norm', 'gumbel_softmax', 'relu_', 'scaled_dot_product_attention']
 
 # %% ../../nbs/11_nn_layers.ipynb #75cb3633
 def _ntuple(x: int | Sequence[int], n: int) -> tuple:
@@ -753,6 +753,53 @@ class _BCEWithLogits(Function):
             gt = -x if pw is None else -x - (pw - 1) * logsigmoid(x)
             gt = minitorch.ops.sum_to_shape((gt if w is None else gt * w) * g, t.shape).to(t.dtype)
         return gx, gt, None, None, None
+
+# %% ../../nbs/11_nn_layers.ipynb #b2c0e002
+def _zero_stuff(x: Tensor, s: tuple) -> Tensor:
+    "Insert `s-1` zeros between neighbouring positions of the last two dims of `(N, C, H, W)`."
+    if s == (1, 1): return x
+    N, C, H, W = x.shape
+    z = pad(x.reshape(N, C, H, 1, W, 1), (0, s[1] - 1, 0, 0, 0, s[0] - 1)).reshape(N, C, H * s[0], W * s[1])
+    return z[:, :, :(H - 1) * s[0] + 1, :(W - 1) * s[1] + 1]
+
+def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
+                     output_padding: Any = 0, groups: int = 1, dilation: Any = 1) -> Tensor:
+    "Transposed 2-D convolution of `(N, C_in, H, W)` with `weight (C_in, C_out/groups, kh, kw)`."
+    unbatched = input.ndim == 3
+    if unbatched: input = input.unsqueeze(0)
+    if input.ndim != 4:
+        raise RuntimeError(f"Expected 3D (unbatched) or 4D (batched) input to conv_transpose2d, but got input of size: "
+                           f"{list(input.shape)}")
+    s, p, op, d = _pair(stride), _pair(padding), _pair(output_padding), _pair(dilation)
+    Cin, Cog, kh, kw = weight.shape
+    if input.shape[1] != Cin:
+        raise RuntimeError(f"Given transposed=1, weight of size {list(weight.shape)}, expected input{list(input.shape)} "
+                           f"to have {Cin} channels, but got {input.shape[1]} channels instead")
+    for o, ss, dd in zip(op, s, d):
+        if o >= ss and o >= dd:
+            raise RuntimeError("output padding must be smaller than either stride or dilation, but got "
+                               f"output_padding_height: {op[0]} output_padding_width: {op[1]} stride_height: {s[0]} "
+                               f"stride_width: {s[1]} dilation_height: {d[0]} dilation_width: {d[1]}")
+    w = weight.reshape(groups, Cin // groups, Cog, kh, kw).transpose(1, 2).reshape(groups * Cog, Cin // groups, kh, kw)
+    w = w.flip((-1, -2))
+    z = _zero_stuff(input, s)
+    e = [dd * (k - 1) - pp for dd, k, pp in zip(d, (kh, kw), p)]
+    z = pad(z, (max(e[1], 0), max(e[1], 0) + op[1], max(e[0], 0), max(e[0], 0) + op[0]))
+    if e[0] < 0 or e[1] < 0:                    # padding beyond the kernel's reach: crop instead
+        ch, cw = max(-e[0], 0), max(-e[1], 0)
+        z = z[:, :, ch:z.shape[2] - ch + (op[0] if e[0] < 0 else 0), cw:z.shape[3] - cw + (op[1] if e[1] < 0 else 0)]
+    out = conv2d(z, w, bias, 1, 0, d, groups)
+    return out.squeeze(0) if unbatched else out
+
+def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
+                     output_padding: Any = 0, groups: int = 1, dilation: Any = 1) -> Tensor:
+    "Transposed 1-D convolution: the 2-d one on a height-1 image."
+    one = lambda v: _ntuple(v, 1)[0]
+    unbatched = input.ndim == 2
+    if unbatched: input = input.unsqueeze(0)
+    out = conv_transpose2d(input.unsqueeze(2), weight.unsqueeze(2), bias, (1, one(stride)), (0, one(padding)),
+                           (0, one(output_padding)), groups, (1, one(dilation))).squeeze(2)
+    return out.squeeze(0) if unbatched else out
 
 # %% ../../nbs/11_nn_layers.ipynb #d4e0f002
 def _legacy(size_average: Any, reduce: Any, reduction: str) -> str:
