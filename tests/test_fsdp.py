@@ -30,7 +30,7 @@ def launch(nproc, cases, timeout=150):
 
 def test_fsdp_two_ranks():
     out = launch(2, ["full_shard", "one_unit", "size_policy", "shard_grad_op", "no_shard", "prefetch", "reshard",
-                     "memory", "state_dict", "mixed", "clip", "padding"])
+                     "memory", "state_dict", "mixed", "clip", "sync", "padding"])
     assert "ratio 0.50" in out
 
 

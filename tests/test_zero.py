@@ -25,7 +25,7 @@ def launch(nproc, cases, timeout=150):
 
 
 def test_zero_two_ranks():
-    launch(2, ["adam", "sgd", "bucket_view", "scheduler", "state_dict", "partition"])
+    launch(2, ["adam", "sgd", "bucket_view", "scheduler", "state_dict", "add_group", "partition"])
 
 
 def test_zero_three_ranks():

@@ -134,6 +134,9 @@ def run(case):
                 assert abs(float(n1) - float(n2)) < 1e-5 and float(n1) > 0.05, (float(n1), float(n2))
                 o1.step(); o2.step()
                 close(single, fsdp)
+    elif case == "sync":                           # different weights on every rank: rank 0's everywhere
+        fsdp = FSDP(mlp(seed=R), auto_wrap_policy=PER_LINEAR, sync_module_states=True)
+        close(mlp(seed=0), fsdp, tol=1e-12)           # bit-equal
     elif case == "padding":                        # 10*10 + 10 + 3*10 + 3 = 143 elements: padded to a multiple of W
         mt.manual_seed(0)
         f = FSDP(nn.Sequential(nn.Linear(10, 10), nn.ReLU(), nn.Linear(10, 3)))

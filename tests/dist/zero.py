@@ -90,6 +90,20 @@ def run(case):
             o1.zero_grad(); loss_fn(single(X), Y).backward(); o1.step()
             fresh.zero_grad(); loss_fn(ddp(X[part]), Y[part]).backward(); fresh.step()
             close(single, ddp)
+    elif case == "add_group":                 # a group added after some steps is partitioned and trained too
+        single, ddp = mlp(), DDP(mlp())
+        first = lambda m: [p for n, p in m.named_parameters() if not n.startswith("4.")]
+        last = lambda m: [p for n, p in m.named_parameters() if n.startswith("4.")]
+        o1 = mt.optim.Adam(first(single), lr=0.01)
+        o2 = ZeroRedundancyOptimizer(first(ddp.module), mt.optim.Adam, lr=0.01)
+        for step in range(4):
+            if step == 2:
+                o1.add_param_group({"params": last(single), "lr": 0.05})
+                o2.add_param_group({"params": last(ddp.module), "lr": 0.05})
+            o1.zero_grad(); loss_fn(single(X), Y).backward(); o1.step()
+            o2.zero_grad(); loss_fn(ddp(X[part]), Y[part]).backward(); o2.step()
+            close(single, ddp)
+        assert len(o2.param_groups) == 2 and len(o2.optim.param_groups) == 2
     elif case == "partition":                 # PyTorch's reference model and numbers (pytorch-semantics.md §6)
         m = nn.Sequential(nn.Linear(1000, 1000), nn.Linear(1000, 300), nn.Linear(300, 10))
         z = ZeroRedundancyOptimizer(m.parameters(), mt.optim.SGD, lr=0.1)
