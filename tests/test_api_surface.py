@@ -186,3 +186,26 @@ def test_mnist_dropout2d_sgd_momentum():
         close(l1, l2, rtol=1e-3, atol=1e-4)
         close(tl1, tl2, rtol=1e-3, atol=1e-4)
         assert c1 == c2
+
+
+def test_dcgan_against_torch():
+    "pytorch/examples DCGAN (ConvTranspose2d, BatchNorm2d, LeakyReLU, BCELoss, Adam(0.5, 0.999)): same losses."
+    rng = np.random.default_rng(7)
+    images = (np.tanh(rng.standard_normal((8, 3, 64, 64)))).astype(np.float32)
+    noise = [rng.standard_normal((4, 8, 1, 1)).astype(np.float32) for _ in range(4)]
+    runs = {}
+    for lib in ("torch", "minitorch"):
+        prog = load("dcgan", lib)
+        T = prog.torch
+        T.manual_seed(0)
+        netG, netD = prog.Generator(nz=8, ngf=4, nc=3), prog.Discriminator(ndf=4, nc=3)
+        netG.apply(prog.weights_init); netD.apply(prog.weights_init)
+        if lib == "torch": init = (snapshot(netG), snapshot(netD))
+        else: copy_weights(netG, init[0]); copy_weights(netD, init[1])
+        it = iter(noise * 2)
+        loader = T.utils.data.DataLoader(T.utils.data.TensorDataset(T.tensor(images)), batch_size=4)
+        runs[lib] = (prog.train(netG, netD, loader, nz=8, niter=2, noise_fn=lambda n: T.tensor(next(it))), netG)
+    (ours, g1), (ref, g2) = runs["minitorch"], runs["torch"]
+    assert len(ours) == len(ref) == 4
+    close(np.array(ours), np.array(ref), rtol=2e-3, atol=2e-4)
+    close(g1.main[0].weight.detach().numpy(), g2.main[0].weight.detach().numpy(), rtol=1e-3, atol=1e-5)
