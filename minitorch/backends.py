@@ -25,13 +25,24 @@ __all__ = ['MAP_OPS', 'ZIP_OPS', 'REDUCE_OPS', 'make_data', 'to_numpy', 'is_cont
 _erf = np.frompyfunc(math.erf, 1, 1)
 
 def _np_erf(x: np.ndarray) -> np.ndarray:
-    "Elementwise erf (numpy has none): `math.erf` per element, in float64."
-    return _erf(x.astype(np.float64)).astype(np.float64)
+    "Elementwise erf (numpy has none): `math.erf` per element, in float64 (an array, also for 0-d input)."
+    return np.asarray(_erf(x.astype(np.float64)), dtype=np.float64)
+
+def _np_erf_half(x: np.ndarray) -> np.ndarray:
+    "PyTorch's erf for float16/bfloat16: the float32 polynomial 1 - t·r(t)·exp(-x²) (Abramowitz-Stegun 7.1.26)."
+    f, x = np.float32, x.astype(np.float32)
+    t = f(1) / (f(0.3275911) * np.abs(x) + f(1))
+    r = (((f(1.061405429) * t + f(-1.453152027)) * t + f(1.421413741)) * t + f(-0.284496736)) * t + f(0.254829592)
+    return np.copysign(f(1) - np.exp(-(x * x)) * t * r, x)   # tiny |x|: 1 - (1 - tiny) rounds to 0, like PyTorch
 
 def _np_sigmoid(x: np.ndarray) -> np.ndarray:
-    "Numerically stable logistic function $1/(1+e^{-x})$."
-    e = np.exp(-np.abs(x))
-    return np.where(x >= 0, 1 / (1 + e), e / (1 + e))
+    "The logistic function computed as PyTorch writes it, $1/(1+e^{-x})$ (real or complex; $e^{100}$ = inf gives 0)."
+    one = x.dtype.type(1)
+    return one / (one + np.exp(-x))
+
+def _np_reciprocal(x: np.ndarray) -> np.ndarray:
+    "1/x; complex as (1+0j)/x, so that 1/0 is inf+nanj like PyTorch (numpy's `reciprocal` gives nan+nanj)."
+    return np.true_divide(x.dtype.type(1), x) if x.dtype.kind == 'c' else np.reciprocal(x)
 
 def _np_rsqrt(x: np.ndarray) -> np.ndarray:
     "$1/\\sqrt{x}$."
@@ -59,7 +70,7 @@ MAP_OPS: dict[str, Callable] = {
     'cos': np.cos, 'tan': np.tan, 'tanh': np.tanh, 'sinh': np.sinh, 'cosh': np.cosh, 'asin': np.arcsin,
     'acos': np.arccos, 'atan': np.arctan, 'asinh': np.arcsinh, 'acosh': np.arccosh, 'atanh': np.arctanh,
     'sigmoid': _np_sigmoid, 'relu': _np_relu, 'log1p': np.log1p, 'expm1': np.expm1,
-    'reciprocal': np.reciprocal, 'sign': _np_sign, 'floor': _int_safe(np.floor),
+    'reciprocal': _np_reciprocal, 'sign': _np_sign, 'floor': _int_safe(np.floor),
     'ceil': _int_safe(np.ceil), 'round': _np_round, 'trunc': _int_safe(np.trunc),
     'logical_not': np.logical_not, 'bitwise_not': np.invert, 'isnan': np.isnan, 'isinf': np.isinf,
     'isfinite': np.isfinite, 'erf': _np_erf, 'square': np.square, 'conj': np.conjugate,
@@ -83,6 +94,17 @@ def _np_fmod(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     "C's fmod: the result takes the dividend's sign."
     if a.dtype.kind in 'biu' and (b == 0).any(): raise RuntimeError("ZeroDivisionError")
     return np.fmod(a, b)
+
+def _np_floor_divide_half(a: np.ndarray, b: np.ndarray, nd: np.dtype) -> np.ndarray:
+    "PyTorch's `div_floor_floating` in float16/bfloat16: every intermediate rounded to the 16-bit type."
+    r = lambda v: v.astype(nd).astype(np.float32)
+    mod = np.fmod(a, b)
+    div = r(r(a - mod) / b)
+    div = np.where((mod != 0) & ((b < 0) != (mod < 0)), r(div - 1), div)
+    fl = np.floor(div)
+    fl = np.where(r(div - fl) > 0.5, r(fl + 1), fl)
+    fl = np.where(div == 0, np.copysign(np.float32(0), a / b), fl)
+    return np.where(b == 0, a / b, fl)
 
 def _np_pow(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     "Elementwise power; integers to negative integer powers are refused like PyTorch."
@@ -277,6 +299,7 @@ class NumpyBackend(Backend):
 
     def map(self, op: str, a: TensorData, out_dtype: dtype) -> TensorData:
         "Elementwise unary `op` of `a`, computed in float32 for 16-bit floats."
+        if op == 'erf' and a.storage.dtype in _HALF_NP: return from_numpy(_np_erf_half(_load(a, op)), out_dtype)
         return from_numpy(MAP_OPS[op](_load(a, op)), out_dtype)
 
     def zip(self, op: str, a: TensorData, b: TensorData, out_dtype: dtype) -> TensorData:
@@ -284,6 +307,8 @@ class NumpyBackend(Backend):
         x, y = _load(a, op), _load(b, op)
         if out_dtype is dt.complex32 and (op == 'add' or op == 'sub'):   # PyTorch: a + alpha*b, alpha = ±1+0j
             return from_numpy(x + np.complex64(1 if op == 'add' else -1) * y, out_dtype)   # (signed zeros, inf)
+        if op == 'floor_divide' and a.storage.dtype in _HALF_NP:
+            return from_numpy(_np_floor_divide_half(x, y, a.storage.dtype), out_dtype)
         return from_numpy(ZIP_OPS[op](x, y), out_dtype)
 
     def reduce(self, op: str, a: TensorData, dim: int, out_dtype: dtype) -> TensorData:

@@ -199,9 +199,7 @@ def m_acosh(x): return np.arccosh(x)
 @scalar_op("f")
 def m_atanh(x): return np.arctanh(x)
 @scalar_op("f")
-def m_sigmoid(x):
-    e = np.exp(-abs(x))
-    return 1 / (1 + e) if x >= 0 else e / (1 + e)
+def m_sigmoid(x): return 1 / (1 + np.exp(-x))   # as PyTorch writes it: sigmoid(-100.) is 0
 @scalar_op("bif")
 def m_relu(x): return x if not x <= 0 else x > x   # x > x is a typed False (0)
 @scalar_op("f")
@@ -750,7 +748,9 @@ class NumbaBackend(NumpyBackend):
 
     def map(self, op: str, a: TensorData, out_dtype: dtype) -> TensorData:
         "Elementwise unary `op` of `a` with the map kernel."
-        if self.small("map", a.numel) or not supports("map", op, a.storage.dtype, out_dtype):
+        if (self.small("map", a.numel) or not supports("map", op, a.storage.dtype, out_dtype)
+                or (op == "erf" and a.storage.dtype.itemsize == 2)      # PyTorch's 16-bit erf polynomial
+                or (op == "reciprocal" and a.storage.dtype.kind == "c")):   # 1/0j = inf+nanj: the reference
             return super().map(op, a, out_dtype)
         out, out_raw, out_kind = _empty(a.shape, out_dtype)
         if out.numel:
@@ -772,7 +772,8 @@ class NumbaBackend(NumpyBackend):
     def zip(self, op: str, a: TensorData, b: TensorData, out_dtype: dtype) -> TensorData:
         "Elementwise binary `op` of same-shape `a`, `b` with the zip kernel."
         if (self.small("zip", a.numel) or a.storage.dtype != b.storage.dtype or a.shape != b.shape
-                or not supports("zip", op, a.storage.dtype, out_dtype)):
+                or not supports("zip", op, a.storage.dtype, out_dtype)
+                or (op == "floor_divide" and a.storage.dtype.itemsize == 2)):      # rounded per step
             return super().zip(op, a, b, out_dtype)
         out, out_raw, out_kind = _empty(a.shape, out_dtype)
         if out.numel:

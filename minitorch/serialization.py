@@ -20,7 +20,7 @@ import numpy as np
 import minitorch
 
 # %% auto #0
-__all__ = ['MAGIC', 'save', 'load']
+__all__ = ['MAGIC', 'save', 'load', 'add_safe_globals', 'get_safe_globals', 'clear_safe_globals', 'safe_globals']
 
 # %% ../nbs/16_serialization.ipynb #45f83f96
 MAGIC = b"MTORCH\x00\x01"
@@ -38,23 +38,34 @@ def _tensor_bytes(t: minitorch.Tensor) -> bytes:
         a = a.astype(np.complex64)
     return a.astype(a.dtype.newbyteorder("<")).tobytes()
 
-def _encode(obj: Any, tensors: list, buffers: list, path: str = "obj") -> Any:
-    "A JSON-able description of `obj`, with tensors appended to `tensors`/`buffers`."
+def _global_name(g: Any) -> str:
+    "`module.qualname` of a class or function."
+    return f"{g.__module__}.{g.__qualname__}"
+
+def _encode(obj: Any, tensors: list, buffers: list, path: str = "obj", memo: dict | None = None) -> Any:
+    "A JSON-able description of `obj`, with tensors appended to `tensors`/`buffers` (`memo`: objects seen)."
+    if memo is None: memo = {}
     if obj is None or isinstance(obj, (bool, str)): return obj
     if isinstance(obj, (int, np.integer)): return int(obj)
     if isinstance(obj, (float, np.floating)): return float(obj)
     if isinstance(obj, complex): return {"complex": [obj.real, obj.imag]}
+    if id(obj) in memo: return {"ref": memo[id(obj)][0]}     # shared (tied) tensors and modules stay shared
     if isinstance(obj, minitorch.Tensor):
         raw = _tensor_bytes(obj)
         offset = sum(len(b) for b in buffers)
         tensors.append({"dtype": obj.dtype.name, "shape": list(obj.shape), "offset": offset, "nbytes": len(raw),
                         "device": str(obj.device), "requires_grad": bool(obj.requires_grad)})
         buffers.append(raw)
-        return {"tensor": len(tensors) - 1}
+        memo[id(obj)] = (len(memo), obj)
+        if isinstance(obj, minitorch.nn.Parameter): return {"parameter": [len(tensors) - 1, memo[id(obj)][0]]}
+        return {"tensor": len(tensors) - 1, "id": memo[id(obj)][0]}
     if isinstance(obj, minitorch.dtype): return {"dtype": obj.name}
     if isinstance(obj, (list, tuple)) and not hasattr(obj, "_fields"):
         kind = "list" if isinstance(obj, list) else "tuple"
-        return {kind: [_encode(v, tensors, buffers, f"{path}[{i}]") for i, v in enumerate(obj)]}
+        return {kind: [_encode(v, tensors, buffers, f"{path}[{i}]", memo) for i, v in enumerate(obj)]}
+    if isinstance(obj, (set, frozenset)):
+        return {"set": [_encode(v, tensors, buffers, f"{path}{{}}", memo) for v in sorted(obj, key=repr)]}
+    if isinstance(obj, minitorch.device): return {"device": str(obj)}
     if isinstance(obj, dict):
         kind = "Counter" if isinstance(obj, Counter) else "OrderedDict" if isinstance(obj, OrderedDict) else "dict"
         items = []
@@ -62,11 +73,20 @@ def _encode(obj: Any, tensors: list, buffers: list, path: str = "obj") -> Any:
             if not (k is None or isinstance(k, (bool, int, float, str))):
                 raise TypeError(f"minitorch.save: dict key {k!r} at {path} has type {type(k).__name__}; keys "
                                 "must be str, int, float, bool or None")
-            items.append([k, _encode(v, tensors, buffers, f"{path}[{k!r}]")])
+            items.append([k, _encode(v, tensors, buffers, f"{path}[{k!r}]", memo)])
         return {kind: items}
-    raise TypeError(f"minitorch.save can only store tensors, numbers, strings, None and nested lists, tuples "
-                    f"and dicts of them; {path} is a {type(obj).__module__}.{type(obj).__name__} "
-                    "(save a module's or optimizer's state_dict() instead)")
+    g = obj if isinstance(obj, type) or callable(obj) and hasattr(obj, "__qualname__") else None
+    if g is not None and getattr(g, "__module__", "").startswith("minitorch") and "<" not in g.__qualname__:
+        return {"global": _global_name(g)}    # a minitorch class or function held by a module (F.relu)
+    cls = type(obj)
+    if (g is None and hasattr(obj, "__dict__") and not hasattr(cls, "__slots__") and "<" not in cls.__qualname__
+            and cls.__module__ != "builtins"):    # an object (a whole nn.Module): its class's name and its __dict__
+        memo[id(obj)] = (len(memo), obj)
+        state = _encode(dict(vars(obj)), tensors, buffers, f"{path}.__dict__", memo)
+        return {"object": [_global_name(cls), state, memo[id(obj)][0]]}
+    raise TypeError(f"minitorch.save can only store tensors, numbers, strings, None, nested lists, tuples "
+                    f"and dicts of them, and objects of named classes (a whole nn.Module); {path} is a "
+                    f"{type(obj).__module__}.{type(obj).__name__} (save a module's state_dict() instead)")
 
 def _serialize(obj: Any) -> bytes:
     "The complete file contents for `obj`."
@@ -175,30 +195,113 @@ def _make_tensor(meta: dict, data: memoryview, map_location: Any) -> minitorch.T
     if meta.get("requires_grad"): t.requires_grad_(True)
     return t
 
-def _decode(node: Any, tensors: list) -> Any:
-    "Rebuild the object that `_encode` described."
+def _decode(node: Any, tensors: list, memo: dict | None = None, weights_only: bool = True) -> Any:
+    "Rebuild the object that `_encode` described (classes only through the allow-list, `_resolve`)."
+    if memo is None: memo = {}
     if node is None or isinstance(node, (bool, int, float, str)): return node
+    if isinstance(node, dict) and set(node) == {"tensor", "id"}:
+        memo[node["id"]] = tensors[node["tensor"]]
+        return tensors[node["tensor"]]
     if not isinstance(node, dict) or len(node) != 1:
         raise RuntimeError(f"corrupted minitorch checkpoint: unexpected header entry {str(node)[:60]}")
     (kind, v), = node.items()
+    rec = lambda x: _decode(x, tensors, memo, weights_only)
     if kind == "tensor": return tensors[v]
-    if kind == "list": return [_decode(x, tensors) for x in v]
-    if kind == "tuple": return tuple(_decode(x, tensors) for x in v)
+    if kind == "ref": return memo[v]
+    if kind == "parameter":
+        p = memo[v[1]] = minitorch.nn.Parameter(tensors[v[0]].detach(), tensors[v[0]].requires_grad)
+        return p
+    if kind == "list": return [rec(x) for x in v]
+    if kind == "tuple": return tuple(rec(x) for x in v)
+    if kind == "set": return set(rec(x) for x in v)
     if kind in ("dict", "OrderedDict", "Counter"):
-        items = {k: _decode(x, tensors) for k, x in v}
+        items = {k: rec(x) for k, x in v}
         return {"dict": dict, "OrderedDict": OrderedDict, "Counter": Counter}[kind](items)
     if kind == "complex": return complex(*v)
     if kind == "dtype": return _dtype(v)
+    if kind == "device": return minitorch.device(v)
+    if kind == "global": return _resolve(v, weights_only)
+    if kind == "object":
+        name, state, key = v
+        cls = _resolve(name, weights_only)
+        if not isinstance(cls, type): raise RuntimeError(f"corrupted minitorch checkpoint: {name} is not a class")
+        obj = memo[key] = object.__new__(cls)   # no __init__, no __setstate__: no code of the file's choosing runs
+        obj.__dict__.update(rec(state))
+        return obj
     raise RuntimeError(f"corrupted minitorch checkpoint: unknown entry kind {kind!r}")
 
 def load(f: str | os.PathLike | BinaryIO, map_location: Any = None, weights_only: bool = True) -> Any:
-    "Load an object saved by `save`; the format holds only data, so any file is safe to load."
+    "Load an object saved by `save`: data only; classes only from the allow-list (`weights_only=False`: minitorch's too)."
     if hasattr(f, "read"): raw, name = f.read(), getattr(f, "name", "<file>")
     else:
         with open(f, "rb") as fh: raw, name = fh.read(), os.fspath(f)
     header, data = _check(raw, str(name))
     try:
         tensors = [_make_tensor(m, data, map_location) for m in header["tensors"]]
-        return _decode(header["object"], tensors)
+        return _decode(header["object"], tensors, {}, weights_only)
     except (KeyError, IndexError, TypeError, ValueError, RecursionError) as e:
         raise RuntimeError(f"{name}: corrupted minitorch checkpoint ({type(e).__name__}: {e})") from None
+
+# %% ../nbs/16_serialization.ipynb #0b85b3a1
+_SAFE_GLOBALS: dict[str, Any] = {}
+
+def add_safe_globals(safe_globals: list) -> None:
+    "Allow `load` to rebuild objects of these classes (and use these functions) from any file."
+    for g in safe_globals:
+        g = g[0] if isinstance(g, tuple) else g
+        _SAFE_GLOBALS[_global_name(g)] = g
+
+def get_safe_globals() -> list:
+    "The classes and functions on the allow-list."
+    return list(_SAFE_GLOBALS.values())
+
+def clear_safe_globals() -> None:
+    "Empty the allow-list."
+    _SAFE_GLOBALS.clear()
+
+class safe_globals:
+    "Context manager: `add_safe_globals(globals)` inside the block only."
+    def __init__(self, safe_globals: list) -> None: self.globals = list(safe_globals)
+    def __enter__(self) -> None:
+        self.saved = dict(_SAFE_GLOBALS)
+        add_safe_globals(self.globals)
+    def __exit__(self, *exc: Any) -> None:
+        _SAFE_GLOBALS.clear()
+        _SAFE_GLOBALS.update(self.saved)
+
+def _lookup(name: str) -> Any:
+    "The object `module.qualname` names, looked up among modules already imported (never importing one)."
+    import sys
+    parts = name.split(".")
+    for i in range(len(parts) - 1, 0, -1):
+        mod = sys.modules.get(".".join(parts[:i]))
+        if mod is None: continue
+        obj = mod
+        try:
+            for p in parts[i:]: obj = getattr(obj, p)
+        except AttributeError: return None
+        return obj
+    return None
+
+def _resolve(name: Any, weights_only: bool) -> Any:
+    "The class or function `name` if the allow-list permits it, else PyTorch's UnpicklingError."
+    import pickle
+    if not isinstance(name, str): raise RuntimeError("corrupted minitorch checkpoint: a class name is not a string")
+    if name in _SAFE_GLOBALS: return _SAFE_GLOBALS[name]
+    short = name.rsplit(".", 1)[-1]
+    if not weights_only:
+        g = _lookup(name)
+        ours = g is not None and getattr(g, "__module__", "").startswith("minitorch")
+        if g is not None and (ours or isinstance(g, type) and issubclass(g, minitorch.nn.Module)): return g
+        raise pickle.UnpicklingError(
+            f"minitorch.load: {name} is not an allowed global: with weights_only=False minitorch rebuilds its own "
+            f"classes and nn.Module subclasses already imported; allowlist others with "
+            f"`minitorch.serialization.add_safe_globals([{short}])` if you trust this class/function.")
+    raise pickle.UnpicklingError(
+        "Weights only load failed. This file can still be loaded, to do so you have two options, do those steps "
+        "only if you trust the source of the checkpoint. \n\t(1) Re-running `minitorch.load` with `weights_only` set "
+        "to `False` rebuilds minitorch's own classes and nn.Module subclasses already imported.\n\t(2) Alternatively, "
+        f"allowlist the class.\n\tWeightsUnpickler error: Unsupported global: GLOBAL {name} was not an allowed "
+        f"global by default. Please use `minitorch.serialization.add_safe_globals([{short}])` or the "
+        f"`minitorch.serialization.safe_globals([{short}])` context manager to allowlist this global if you trust "
+        "this class/function.")

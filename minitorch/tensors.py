@@ -21,7 +21,8 @@ __all__ = ['default_generator', 'PRINT_OPTS', 'device', 'Size', 'Tensor', 'patch
            'from_numpy', 'is_tensor', 'is_floating_point', 'is_complex', 'numel', 'full', 'zeros', 'ones', 'empty',
            'zeros_like', 'ones_like', 'empty_like', 'full_like', 'arange', 'linspace', 'logspace', 'eye', 'Generator',
            'manual_seed', 'seed', 'initial_seed', 'get_rng_state', 'set_rng_state', 'rand', 'randn', 'randint',
-           'randperm', 'rand_like', 'randn_like', 'randint_like', 'set_printoptions']
+           'randperm', 'rand_like', 'randn_like', 'randint_like', 'normal', 'multinomial', 'bernoulli', 'poisson',
+           'set_default_device', 'get_default_device', 'set_printoptions']
 
 # %% ../nbs/06_tensor.ipynb #429ef140
 class device:
@@ -50,9 +51,11 @@ class device:
 
 _CPU = device('cpu')
 
+_DEFAULT_DEVICE: list = [None]   # set by `set_default_device`
+
 def _as_device(d: Any) -> device:
-    "Normalize None/str/int/device to a `device` (None means cpu)."
-    if d is None: return _CPU
+    "Normalize None/str/int/device to a `device` (None means the default device: cpu unless set)."
+    if d is None: return _DEFAULT_DEVICE[0] or _CPU
     if isinstance(d, device): return d
     if d == 'cpu': return _CPU
     return device(d)
@@ -169,8 +172,17 @@ def storage_offset(self: Tensor) -> int:
 
 @patch
 def is_contiguous(self: Tensor, memory_format: Any = None) -> bool:
-    "Whether the elements lie in row-major order without gaps."
-    return self._data.is_contiguous()
+    "Whether the elements lie in row-major order without gaps (or in the order `memory_format` names)."
+    name = getattr(memory_format, 'name', 'contiguous_format')
+    if name not in ('channels_last', 'channels_last_3d'): return self._data.is_contiguous()
+    shape, strides = self._data.shape, self._data.strides
+    if len(shape) != (4 if name == 'channels_last' else 5): return False
+    expected = 1
+    for d in [1] + list(range(len(shape) - 1, 1, -1)) + [0]:   # channels fastest, then W, H(, D), then N
+        if shape[d] != 1:
+            if strides[d] != expected: return False
+            expected *= shape[d]
+    return True
 
 @patch
 def element_size(self: Tensor) -> int:
@@ -236,7 +248,11 @@ def _version(self: Tensor) -> int:
 def data_ptr(self: Tensor) -> int:
     "Address of the first element (for identity checks)."
     s = self._data.storage
-    return s.__array_interface__['data'][0] + self._data.offset * s.itemsize
+    ai = getattr(s, '__array_interface__', None)
+    if ai is None:   # device storage: its device array's CUDA interface (the simulator's host array)
+        a = getattr(s, 'data', s)
+        ai = getattr(a, '__cuda_array_interface__', None) or getattr(getattr(a, '_ary', a), '__array_interface__')
+    return ai['data'][0] + self._data.offset * s.itemsize
 
 # %% ../nbs/06_tensor.ipynb #0dc4e050
 def _check_grad_dtype(t: Tensor) -> None:
@@ -746,26 +762,53 @@ def _like(t: Tensor, dtype: dtype | None, device: Any, fn: str = 'zeros_like') -
         raise TypeError(f"{fn}(): argument 'input' (position 1) must be Tensor, not {_tname(t)}")
     return t.shape, dtype or t.dtype, device if device is not None else t._device
 
+def _like_strides(t: Tensor, memory_format: Any) -> tuple | None:
+    "The strides of a `*_like` result (None: row-major). `preserve_format`, the default, keeps a dense layout's."
+    name = getattr(memory_format, 'name', 'preserve_format')
+    shape, strides = tuple(t._data.shape), tuple(t._data.strides)
+    if name == 'preserve_format':
+        need = 1    # dense: some order of the dims fills a block of memory exactly (a transpose, a permute)
+        for i in sorted((i for i in range(len(shape)) if shape[i] >= 2), key=lambda i: strides[i]):
+            if strides[i] != need: return None
+            need *= shape[i]
+        return strides
+    if name in ('channels_last', 'channels_last_3d'):
+        n = 4 if name == 'channels_last' else 5
+        if len(shape) != n: raise RuntimeError(f"required rank {n} tensor to use {name} format")
+        out, acc = [0] * n, 1
+        for d in [1] + list(range(n - 1, 1, -1)) + [0]: out[d] = acc; acc *= builtins.max(shape[d], 1)
+        return tuple(out)
+    return None
+
+def _restride(r: Tensor, strides: tuple | None) -> Tensor:
+    "`r` (fresh, row-major) seen with `strides` over the same storage: its values are uniform or i.i.d."
+    if strides is None or strides == tuple(r._data.strides): return r
+    d = r._data
+    td = object.__new__(TensorData)
+    td.storage, td.shape, td.strides, td.offset = d.storage, d.shape, tuple(strides), d.offset
+    r._data = td
+    return r
+
 def zeros_like(input: Tensor, *, dtype: dtype | None = None, device: Any = None,
                requires_grad: bool = False, memory_format: Any = None) -> Tensor:
     "Zeros with the shape (and by default dtype and device) of `input`."
     dtype = _dtype_arg(dtype, 'zeros_like')
     s, d, dev = _like(input, dtype, device, 'zeros_like')
-    return zeros(s, dtype=d, device=dev, requires_grad=requires_grad)
+    return _restride(zeros(s, dtype=d, device=dev, requires_grad=requires_grad), _like_strides(input, memory_format))
 
 def ones_like(input: Tensor, *, dtype: dtype | None = None, device: Any = None,
               requires_grad: bool = False, memory_format: Any = None) -> Tensor:
     "Ones with the shape (and by default dtype and device) of `input`."
     dtype = _dtype_arg(dtype, 'ones_like')
     s, d, dev = _like(input, dtype, device, 'ones_like')
-    return ones(s, dtype=d, device=dev, requires_grad=requires_grad)
+    return _restride(ones(s, dtype=d, device=dev, requires_grad=requires_grad), _like_strides(input, memory_format))
 
 def empty_like(input: Tensor, *, dtype: dtype | None = None, device: Any = None,
                requires_grad: bool = False, memory_format: Any = None) -> Tensor:
     "An uninitialized tensor like `input`."
     dtype = _dtype_arg(dtype, 'empty_like')
     s, d, dev = _like(input, dtype, device, 'empty_like')
-    return empty(s, dtype=d, device=dev, requires_grad=requires_grad)
+    return _restride(empty(s, dtype=d, device=dev, requires_grad=requires_grad), _like_strides(input, memory_format))
 
 def full_like(input: Tensor, fill_value: Any, *, dtype: dtype | None = None, device: Any = None,
               requires_grad: bool = False, memory_format: Any = None) -> Tensor:
@@ -774,7 +817,7 @@ def full_like(input: Tensor, fill_value: Any, *, dtype: dtype | None = None, dev
     s, d, dev = _like(input, dtype, device, 'full_like')
     v = _fill_scalar(fill_value, 'full_like')
     _check_fill(v, d)
-    return _wrap(_alloc(tuple(s), d, v), tuple(s), d, dev, requires_grad)
+    return _restride(_wrap(_alloc(tuple(s), d, v), tuple(s), d, dev, requires_grad), _like_strides(input, memory_format))
 
 def _range_arg(v: Any, fn: str, name: str, pos: int) -> Any:
     "A start/end/step argument as a Python number (0-d tensors read), refusing non-numbers like PyTorch."
@@ -1079,22 +1122,116 @@ def rand_like(input: Tensor, *, dtype: dtype | None = None, device: Any = None,
     "Uniform samples with the shape of `input`."
     dtype = _dtype_arg(dtype, 'rand_like')
     s, d, dev = _like(input, dtype, device, 'rand_like')
-    return rand(s, dtype=d, device=dev, requires_grad=requires_grad)
+    return _restride(rand(s, dtype=d, device=dev, requires_grad=requires_grad), _like_strides(input, memory_format))
 
 def randn_like(input: Tensor, *, dtype: dtype | None = None, device: Any = None,
                requires_grad: bool = False, memory_format: Any = None) -> Tensor:
     "Normal samples with the shape of `input`."
     dtype = _dtype_arg(dtype, 'randn_like')
     s, d, dev = _like(input, dtype, device, 'randn_like')
-    return randn(s, dtype=d, device=dev, requires_grad=requires_grad)
+    return _restride(randn(s, dtype=d, device=dev, requires_grad=requires_grad), _like_strides(input, memory_format))
 
 def randint_like(input: Tensor, low: int, high: int | None = None, *, dtype: dtype | None = None,
-                 device: Any = None, requires_grad: bool = False) -> Tensor:
+                 device: Any = None, requires_grad: bool = False, memory_format: Any = None) -> Tensor:
     "Random integers with the shape of `input`."
     dtype = _dtype_arg(dtype, 'randint_like')
     if high is None: low, high = 0, low
     s, d, dev = _like(input, dtype, device, 'randint_like')
-    return randint(low, high, tuple(s), dtype=d, device=dev, requires_grad=requires_grad)
+    return _restride(randint(low, high, tuple(s), dtype=d, device=dev, requires_grad=requires_grad),
+                     _like_strides(input, memory_format))
+
+# %% ../nbs/06_tensor.ipynb #760e7b1f
+def _host(t: Tensor) -> np.ndarray:
+    "The values of `t` as a host numpy array (float16/bfloat16 widened to float32)."
+    a = _to_numpy(get_backend(t._device.type).to_host(t._data))
+    return a.astype(np.float32) if t.dtype in (dt.float16, dt.bfloat16) else a
+
+def _check_float(t: Tensor, kernel: str) -> None:
+    if not (t.dtype.is_floating_point or t.dtype.is_complex): raise _not_implemented(kernel, t.dtype)
+
+def normal(mean: Any = 0.0, std: Any = 1.0, size: Sequence[int] | None = None, *, generator: Generator | None = None,
+           out: Any = None, dtype: dtype | None = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    "Normal samples: `mean`/`std` tensors (broadcast together) or floats, or two floats and a `size`."
+    mt_, st_ = isinstance(mean, Tensor), isinstance(std, Tensor)
+    if not mt_ and not st_:
+        if size is None:
+            raise TypeError(f"normal() received an invalid combination of arguments - got ({type(mean).__name__}, "
+                            f"{type(std).__name__}), but expected one of:\n * (Tensor mean, Tensor std)\n"
+                            " * (Tensor mean, float std)\n * (float mean, Tensor std)\n"
+                            " * (float mean, float std, tuple of ints size)")
+        if std < 0: raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
+        shape = _sizes((size,), 'normal', varargs=False)
+        d = _float_dtype(_dtype_arg(dtype, 'normal'), 'normal_kernel_cpu')
+        eps = randn(shape, generator=generator, dtype=d)._data
+        return _new(mean + std * _to_numpy(eps).astype(np.float64), d, device, requires_grad)
+    for t in (mean, std):
+        if isinstance(t, Tensor): _check_float(t, 'normal_kernel_cpu')
+    if st_ and std.numel() and (_host(std) < 0).any():
+        raise RuntimeError("normal expects all elements of std >= 0.0")
+    if not st_ and std < 0: raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
+    ts = [t for t in (mean, std) if isinstance(t, Tensor)]
+    d = dt.promote_types(mean.dtype, std.dtype) if mt_ and st_ else ts[0].dtype
+    m = _host(mean) if mt_ else mean
+    s = _host(std) if st_ else std
+    shape = np.broadcast_shapes(np.shape(m), np.shape(s))
+    eps = _to_numpy(randn(shape, generator=generator, dtype=d)._data).astype(np.float64)
+    return _new(m + s * eps, d, ts[0]._device, False)
+
+def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, generator: Generator | None = None,
+                out: Any = None) -> Tensor:
+    "`num_samples` category indices per row of the weights `input` (1-D or 2-D), with or without replacement."
+    if not isinstance(input, Tensor):
+        raise TypeError(f"multinomial(): argument 'input' (position 1) must be Tensor, not {_tname(input)}")
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: "
+                           f"{dt.scalar_type_name(input.dtype)}")
+    if input.ndim not in (1, 2): raise RuntimeError("prob_dist must be 1 or 2 dim")
+    n = input.shape[-1]
+    if num_samples <= 0: raise RuntimeError("cannot sample n_sample <= 0 samples")
+    if not replacement and num_samples > n:
+        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
+    if n > 2**24: raise RuntimeError("number of categories cannot exceed 2^24")
+    p = _host(input).astype(np.float64).reshape(-1, n)
+    if not np.isfinite(p).all() or (p < 0).any():
+        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+    tot = p.sum(-1, keepdims=True)
+    if (tot <= 0).any(): raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+    rng = _rng(generator)
+    if replacement:   # inverse CDF: a uniform per draw looked up in the row's cumulative sums
+        cdf = np.cumsum(p / tot, axis=-1)
+        u = rng.random((p.shape[0], num_samples))
+        idx = np.stack([np.minimum(np.searchsorted(c, r, side='right'), n - 1) for c, r in zip(cdf, u)])
+    else:             # PyTorch's exponential trick: the largest p/q, q ~ Exp(1), are a draw without replacement
+        q = rng.exponential(1.0, p.shape)
+        idx = np.argsort(-(p / q), axis=-1, kind='stable')[:, :num_samples]
+    return _new(idx.reshape(input.shape[:-1] + (num_samples,)), dt.int64, input._device, False)
+
+def bernoulli(input: Tensor, p: float | None = None, *, generator: Generator | None = None, out: Any = None) -> Tensor:
+    "0/1 samples: 1 with probability `input` per element (or `p` everywhere), in `input`'s dtype."
+    if p is not None and not 0 <= p <= 1: raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p:g}")
+    _check_float(input, 'bernoulli_tensor_cpu_p_' if p is None else 'bernoulli_scalar_cpu_')
+    if p is None:
+        pr = _host(input)
+        if ((pr < 0) | (pr > 1)).any():
+            raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error "
+                               "message be improved?  If so, please report an enhancement request to PyTorch.)")
+    else: pr = p
+    return _new(_rng(generator).random(tuple(input.shape)) < pr, input.dtype, input._device, False)
+
+def poisson(input: Tensor, generator: Generator | None = None) -> Tensor:
+    "Poisson samples with rate `input` per element, in `input`'s dtype."
+    if not input.dtype.is_floating_point: raise _not_implemented('poisson_cpu', input.dtype)
+    r = _host(input).astype(np.float64)
+    if (r < 0).any() or np.isnan(r).any(): raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
+    return _new(_rng(generator).poisson(r).astype(np.float64), input.dtype, input._device, False)
+
+def set_default_device(device: Any) -> None:
+    "Where factory functions put tensors when no `device` is given (`None`: back to cpu)."
+    _DEFAULT_DEVICE[0] = None if device is None else _as_device(device)
+
+def get_default_device() -> device:
+    "The device factory functions use when none is given."
+    return _DEFAULT_DEVICE[0] or _CPU
 
 # %% ../nbs/06_tensor.ipynb #1aefbf41
 class _PrintOptions:

@@ -477,3 +477,128 @@ def test_from_numpy_shares_strided_views(view):
     view(b)[...] += 100
     assert m.tolist() == t.tolist()          # the same memory as the array, like torch
     assert (m * 2).sum().item() == (t * 2).sum().item()
+
+
+# ---------------------------------------------------------------- layouts of *_like, memory formats, new random fns
+from minitorch import tensors as _mtt   # normal/multinomial/... until minitorch/__init__ (99_api) re-exports them
+
+
+def _fn(name):
+    return getattr(minitorch, name, None) or getattr(_mtt, name)
+
+
+@pytest.mark.parametrize('fn', ['zeros_like', 'ones_like', 'empty_like', 'rand_like', 'randn_like', 'full_like'])
+@pytest.mark.parametrize('make', ['t', 'permute', 'expand', 'slice', 'contig'])
+def test_like_keeps_dense_strides(fn, make):
+    def build(T):
+        x = T.arange(24.).reshape(2, 3, 4)
+        return {'t': x[0].t(), 'permute': x.permute(2, 0, 1), 'expand': T.ones(3, 1).expand(3, 4),
+                'slice': x[:, ::2], 'contig': x}[make]
+    args = (2.5,) if fn == 'full_like' else ()
+    a, b = getattr(torch, fn)(build(torch), *args), getattr(minitorch, fn)(build(minitorch), *args)
+    assert tuple(a.stride()) == tuple(b.stride()) and tuple(a.shape) == tuple(b.shape)
+    if fn in ('zeros_like', 'ones_like', 'full_like'): np.testing.assert_array_equal(a.numpy(), b.numpy())
+    c = getattr(minitorch, fn)(build(minitorch), *args, memory_format=minitorch.contiguous_format)
+    assert c.is_contiguous()
+
+
+def test_like_channels_last_and_is_contiguous_format():
+    for T in (torch, minitorch):
+        ops = T if T is torch else minitorch.ops
+        x = T.arange(24.).reshape(1, 2, 3, 4).contiguous(memory_format=ops.channels_last)
+        assert x.is_contiguous(memory_format=ops.channels_last)
+        assert not x.is_contiguous()
+        y = T.zeros_like(T.arange(24.).reshape(1, 2, 3, 4), memory_format=ops.channels_last)
+        assert y.is_contiguous(memory_format=ops.channels_last)
+    for shape in [(1, 2, 3, 4), (2, 1, 3, 4), (2, 3, 4), (1, 1, 1, 1)]:
+        a, b = torch.zeros(shape), minitorch.zeros(shape)
+        for f in ('channels_last', 'contiguous_format'):
+            assert a.is_contiguous(memory_format=getattr(torch, f)) == b.is_contiguous(memory_format=getattr(minitorch.ops, f))
+    a = torch.zeros(2, 3, 4, 5).permute(0, 2, 3, 1)
+    b = minitorch.zeros(2, 3, 4, 5).permute(0, 2, 3, 1)
+    assert a.is_contiguous(memory_format=torch.channels_last) == b.is_contiguous(memory_format=minitorch.ops.channels_last)
+    a = torch.zeros(2, 3, 4, 5, 6).permute(0, 2, 3, 4, 1)
+    b = minitorch.zeros(2, 3, 4, 5, 6).permute(0, 2, 3, 4, 1)
+    for f in ('channels_last_3d', 'channels_last'):
+        assert a.is_contiguous(memory_format=getattr(torch, f)) == b.is_contiguous(memory_format=getattr(minitorch.ops, f))
+
+
+def _err(f):
+    try: f(); return None
+    except Exception as e: return type(e), str(e).split('\n')[0]
+
+
+NORMAL_CASES = [
+    lambda T: _fn_of(T, 'normal')(T.zeros(2, 1), T.ones(3)),
+    lambda T: _fn_of(T, 'normal')(T.zeros(3), 2.),
+    lambda T: _fn_of(T, 'normal')(1., T.ones(3, dtype=T.float64)),
+    lambda T: _fn_of(T, 'normal')(T.zeros(2, dtype=T.float64), T.ones(2)),
+    lambda T: _fn_of(T, 'normal')(0., 1., (2, 3)),
+    lambda T: _fn_of(T, 'normal')(0, 1, size=(4,), dtype=T.float64),
+    lambda T: _fn_of(T, 'normal')(0., 1.),
+    lambda T: _fn_of(T, 'normal')(0., -1., (2,)),
+    lambda T: _fn_of(T, 'normal')(T.zeros(2), -1.),
+    lambda T: _fn_of(T, 'normal')(T.zeros(2), T.tensor([1., -1.])),
+    lambda T: _fn_of(T, 'normal')(T.zeros(2, dtype=T.int64), 1.),
+    lambda T: _fn_of(T, 'multinomial')(T.tensor([1., 2.]), 3),
+    lambda T: _fn_of(T, 'multinomial')(T.tensor([1, 2]), 1),
+    lambda T: _fn_of(T, 'multinomial')(T.tensor([1., -2.]), 1),
+    lambda T: _fn_of(T, 'multinomial')(T.tensor([0., 0.]), 1),
+    lambda T: _fn_of(T, 'multinomial')(T.tensor([1., NAN]), 1),
+    lambda T: _fn_of(T, 'multinomial')(T.ones(2, 2, 2), 1),
+    lambda T: _fn_of(T, 'multinomial')(T.ones(2), 0),
+    lambda T: _fn_of(T, 'multinomial')(T.ones(3, 5), 4),
+    lambda T: _fn_of(T, 'multinomial')(T.ones(5), 9, replacement=True),
+    lambda T: _fn_of(T, 'bernoulli')(T.tensor([0.5, 1.5])),
+    lambda T: _fn_of(T, 'bernoulli')(T.tensor([0.5, 1.]), 2.),
+    lambda T: _fn_of(T, 'bernoulli')(T.tensor([0, 1])),
+    lambda T: _fn_of(T, 'bernoulli')(T.tensor([0.5, 1.], dtype=T.float64)),
+    lambda T: _fn_of(T, 'poisson')(T.tensor([-1., 1.])),
+    lambda T: _fn_of(T, 'poisson')(T.tensor([1, 1])),
+    lambda T: _fn_of(T, 'poisson')(T.tensor([1., 3.], dtype=T.float64)),
+]
+
+
+def _fn_of(T, name):
+    return getattr(torch, name) if T is torch else _fn(name)
+
+
+@pytest.mark.parametrize('i', range(len(NORMAL_CASES)))
+def test_random_distribution_functions_signatures_and_errors(i):
+    case = NORMAL_CASES[i]
+    et, em = _err(lambda: case(torch)), _err(lambda: case(minitorch))
+    if et is not None:
+        assert em is not None and em[0] is et[0] and em[1] == et[1].replace('torch.', 'minitorch.'), (et, em)
+        return
+    assert em is None, em
+    a, b = case(torch), case(minitorch)
+    assert tuple(a.shape) == tuple(b.shape) and str(a.dtype).split('.')[-1] == str(b.dtype).split('.')[-1]
+
+
+def test_random_distribution_statistics():
+    g = minitorch.Generator().manual_seed(0)
+    x = _fn('normal')(minitorch.full((20000,), 3.), minitorch.full((20000,), 2.), generator=g).numpy()
+    assert abs(x.mean() - 3) < 0.05 and abs(x.std() - 2) < 0.05
+    w = minitorch.tensor([[0., 1., 0., 3.], [5., 0., 0., 5.]])
+    s = _fn('multinomial')(w, 2, generator=g).numpy()
+    assert sorted(s[0].tolist()) == [1, 3] and sorted(s[1].tolist()) == [0, 3]
+    r = _fn('multinomial')(minitorch.tensor([1., 3.]), 20000, replacement=True, generator=g).numpy()
+    assert abs(r.mean() - 0.75) < 0.02
+    b = _fn('bernoulli')(minitorch.full((20000,), 0.3), generator=g).numpy()
+    assert abs(b.mean() - 0.3) < 0.02 and set(np.unique(b)) <= {0., 1.}
+    p = _fn('poisson')(minitorch.full((20000,), 4.), generator=g).numpy()
+    assert abs(p.mean() - 4) < 0.1
+    g1, g2 = minitorch.Generator().manual_seed(5), minitorch.Generator().manual_seed(5)
+    np.testing.assert_array_equal(_fn('normal')(0., 1., (5,), generator=g1).numpy(),
+                                  _fn('normal')(0., 1., (5,), generator=g2).numpy())
+
+
+def test_default_device():
+    get, set_ = _fn('get_default_device'), _fn('set_default_device')
+    assert str(get()) == str(torch.get_default_device()) == 'cpu'
+    try:
+        set_('cpu')
+        assert minitorch.zeros(2).device.type == 'cpu'
+    finally:
+        set_(None)
+    assert str(get()) == 'cpu'

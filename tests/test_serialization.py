@@ -204,3 +204,89 @@ def test_deeply_nested_header_refused():
     body = MAGIC + struct.pack("<Q", len(h)) + h
     with pytest.raises(RuntimeError, match="corrupted"):
         load(io.BytesIO(body + struct.pack("<I", zlib.crc32(body))))
+
+
+# ---------------------------------------------------------------- whole modules through the allow-list
+import json as _json
+import pickle as _pickle
+import struct as _struct
+import zlib as _zlib
+
+import minitorch.nn as _nn
+from minitorch import serialization as _ser
+
+
+class _Net(_nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1, self.fc2 = _nn.Linear(3, 4), _nn.Linear(4, 3)
+        self.fc2.weight = _nn.Parameter(self.fc1.weight.detach().t().clone())
+        self.bn = _nn.BatchNorm1d(4)
+        self.act = _nn.functional.relu
+        self.note = {"k": (1, 2.5, "s")}
+
+    def forward(self, x):
+        return self.fc2(self.act(self.bn(self.fc1(x))))
+
+
+def _crafted_file(obj):
+    header = _json.dumps({"object": obj, "tensors": []}).encode()
+    body = _ser.MAGIC + _struct.pack("<Q", len(header)) + header
+    return body + _struct.pack("<I", _zlib.crc32(body))
+
+
+def test_whole_module_round_trip(tmp_path):
+    minitorch.manual_seed(0)
+    net = _Net()
+    net.eval()
+    save(net, tmp_path / "net.pt")
+    back = load(tmp_path / "net.pt", weights_only=False)
+    assert type(back) is _Net and not back.training and back.note == {"k": (1, 2.5, "s")}
+    x = minitorch.randn(5, 3)
+    np.testing.assert_array_equal(back(x).detach().numpy(), net(x).detach().numpy())
+    assert isinstance(back.fc1.weight, _nn.Parameter) and back.fc1.weight.requires_grad
+    assert [n for n, _ in back.named_parameters()] == [n for n, _ in net.named_parameters()]
+    np.testing.assert_array_equal(back.bn.running_var.numpy(), net.bn.running_var.numpy())
+    back(x).sum().backward()
+    assert back.fc1.weight.grad is not None
+    # torch refuses a whole module under weights_only=True; so do we, with an UnpicklingError naming the class
+    with pytest.raises(_pickle.UnpicklingError, match=r"Unsupported global: GLOBAL .*_Net"):
+        load(tmp_path / "net.pt")
+    with _ser.safe_globals([_Net, _nn.Linear, _nn.BatchNorm1d, _nn.functional.relu]):
+        assert type(load(tmp_path / "net.pt")) is _Net
+    assert _Net not in _ser.get_safe_globals()
+
+
+def test_whole_module_like_torch(tmp_path):
+    import torch
+    tn = torch.nn.Sequential(torch.nn.Linear(2, 3), torch.nn.Tanh())
+    torch.save(tn, tmp_path / "t.pt")
+    with pytest.raises(_pickle.UnpicklingError, match="Unsupported global"):
+        torch.load(tmp_path / "t.pt")
+    assert isinstance(torch.load(tmp_path / "t.pt", weights_only=False), torch.nn.Sequential)
+    mn = _nn.Sequential(_nn.Linear(2, 3), _nn.Tanh())
+    save(mn, tmp_path / "m.pt")
+    with pytest.raises(_pickle.UnpicklingError, match="Unsupported global"):
+        load(tmp_path / "m.pt")
+    assert isinstance(load(tmp_path / "m.pt", weights_only=False), _nn.Sequential)
+
+
+@pytest.mark.parametrize("name", ["os.system", "posix.system", "builtins.eval", "subprocess.Popen",
+                                  "collections.OrderedDict", "pickle.loads"])
+@pytest.mark.parametrize("kind", ["object", "global"])
+def test_crafted_file_naming_unsafe_globals_is_refused(tmp_path, name, kind):
+    import os, subprocess  # noqa: F401  (imported: the loader must still refuse them)
+    node = {"object": [name, {"dict": []}, 0]} if kind == "object" else {"global": name}
+    (tmp_path / "evil.pt").write_bytes(_crafted_file(node))
+    for wo in (True, False):
+        with pytest.raises(_pickle.UnpicklingError, match="not an allowed global"):
+            load(tmp_path / "evil.pt", weights_only=wo)
+
+
+def test_crafted_file_never_imports(tmp_path):
+    import sys
+    assert "antigravity" not in sys.modules
+    (tmp_path / "evil.pt").write_bytes(_crafted_file({"object": ["antigravity.X", {"dict": []}, 0]}))
+    with pytest.raises(_pickle.UnpicklingError):
+        load(tmp_path / "evil.pt", weights_only=False)
+    assert "antigravity" not in sys.modules
