@@ -251,3 +251,34 @@ def test_out_bumps_version():
     v = out._version
     mt.add(mt.ones(3), 1, out=out)
     assert out._version > v
+
+
+EXTRA = {
+    'isposinf': lambda L: (L.isposinf, (T(L, A),), {}),
+    'signbit': lambda L: (L.signbit, (T(L, A),), {}),
+    'float_power': lambda L: (L.float_power, (T(L, P), 2), {}),
+    'quantile': lambda L: (L.quantile, (T(L, A), 0.5), {}),
+    'take_along_dim': lambda L: (L.take_along_dim, (T(L, A), I64(L, [[0, 1, 2], [2, 1, 0]])), {'dim': 1}),
+    'msort': lambda L: (L.msort, (T(L, A),), {}),
+    'triu': lambda L: (L.triu, (T(L, A),), {}),
+    'clamp_max': lambda L: (L.clamp_max, (T(L, A), 0.0), {}),
+    'vstack': lambda L: (L.vstack, ([T(L, A), T(L, B)],), {}),
+}
+
+
+@pytest.mark.parametrize('to', ['float32', 'float64', 'bool', 'int64'])
+@pytest.mark.parametrize('name', list(EXTRA))
+def test_out_dtype_rules_more(name, to):
+    res = []
+    for lib in (torch, mt):
+        out = lib.zeros(_result(lib, EXTRA[name]).shape, dtype=getattr(lib, to))
+        try:
+            r = _run(lib, EXTRA[name], out); res.append(('ok', _np(out).tolist()))
+            assert r is out
+        except (RuntimeError, TypeError) as e:
+            res.append((type(e), str(e)))
+    if res[0][0] == 'ok':
+        assert res[1][0] == 'ok'
+        np.testing.assert_allclose(np.asarray(res[1][1], dtype=float), np.asarray(res[0][1], dtype=float), rtol=1e-6)
+    else:
+        assert res[1] == res[0]
