@@ -103,3 +103,26 @@ PRINT_CASES = [
 def test_printing_matches_torch(i):
     want = repr(PRINT_CASES[i](torch)).replace('torch.', 'minitorch.')
     assert repr(PRINT_CASES[i](mt)) == want
+
+
+def test_data_ptr_of_cuda_tensors():
+    import minitorch as _mt
+    if not _mt.cuda.is_available(): pytest.skip("no cuda device or simulator (NUMBA_ENABLE_CUDASIM=1)")
+    x = _mt.arange(6.).cuda()
+    assert isinstance(x.data_ptr(), int) and x.data_ptr() != 0
+    assert x[2:].data_ptr() - x.data_ptr() == 2 * x.element_size()
+    assert x.view(2, 3).data_ptr() == x.data_ptr() and x.clone().data_ptr() != x.data_ptr()
+
+
+def test_default_device_routes_factories():
+    import minitorch as _mt
+    from minitorch import tensors as _t
+    assert str(_t.get_default_device()) == 'cpu'
+    if not _mt.cuda.is_available(): pytest.skip("no cuda device or simulator (NUMBA_ENABLE_CUDASIM=1)")
+    try:
+        _t.set_default_device('cuda')
+        assert _mt.zeros(2).device.type == _mt.tensor([1.]).device.type == _mt.randn(2).device.type == 'cuda'
+        assert _mt.zeros(2, device='cpu').device.type == 'cpu'
+    finally:
+        _t.set_default_device(None)
+    assert _mt.zeros(2).device.type == 'cpu'
