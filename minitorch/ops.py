@@ -241,11 +241,20 @@ _OUT_RULES = {   # PyTorch's other dtype rules for `out=`: (accepts(result dtype
     'bool': (lambda r, o: o is dt.bool, RuntimeError, "{name} does not support non-boolean outputs."),
     'float_power': (_same, RuntimeError, "the output given to float_power has dtype {O} but the operation's result "
                                          "requires dtype {R}"),
+    'any_dtype': (lambda r, o: True, RuntimeError, ""),   # the out dtype is the accumulation dtype (sum, cumsum)
+    'dot': (_same, RuntimeError, "result dtype {O} does not match input dtype {R}"),
+    'mv': (_same, RuntimeError, "addmv input tensors must have the same dtype, but got {O}, {R}, and {R}"),
+    'float_out': (lambda r, o: o.is_floating_point and dt.can_cast(r, o), RuntimeError,
+                  "{name}(): Expected floating point type for result tensor, but got: {O}"),
+    'bool_out': (lambda r, o: o is dt.bool, RuntimeError, "{name} only supports bool tensor for result, got: {O}"),
 }
 _OUT_DTYPE = {n: _OUT_RULES[k] for k, names in {
     'found': 'neg negative abs absolute floor ceil trunc fix round clamp clip clamp_min clamp_max sgn sign frac '
              'bitwise_not conj_physical',
-    'exact': 'tril triu diag gather addmm addmv baddbmm cross take_along_dim msort renorm',
+    'exact': 'tril triu diag gather addmm addmv baddbmm cross take_along_dim msort renorm mm bmm matmul norm max min '
+             'aminmax',
+    'any_dtype': 'sum cumsum cumprod', 'dot': 'dot vdot', 'mv': 'mv', 'float_out': 'logsumexp',
+    'bool_out': 'any all',
     'cat': 'cat concat concatenate stack hstack vstack dstack column_stack row_stack',
     'select': 'index_select masked_select', 'tensordot': 'tensordot inner', 'nan_to_num': 'nan_to_num',
     'quantile': 'quantile', 'bool': 'isposinf isneginf signbit', 'float_power': 'float_power'}.items()
