@@ -79,12 +79,15 @@ from . import linalg   # quick to import; it also gives Tensor.det, .inverse, .s
 from .linalg import (det, logdet, slogdet, matrix_exp, matrix_power, geqrf, lu_unpack, cholesky_solve,
                               cholesky_inverse, inv as inverse, pinv as pinverse)
 
-_LAZY_MODULES = ("special", "distributed")
+from . import distributed   # cheap: MPI itself starts only in init_process_group
+import minitorch.distributed.optim, minitorch.distributed.fsdp, minitorch.distributed.elastic, minitorch.nn.parallel
+
+_LAZY_MODULES = ("special",)
 _FROM_SPECIAL = ("lgamma", "digamma", "polygamma", "erfc", "erfinv", "i0", "mvlgamma")
 
 
 def __getattr__(name: str):
-    "Import `minitorch.special` and `.distributed` (and `special`'s torch-level names) the first time they are used."
+    "Import `minitorch.special` (and its torch-level names) the first time it is used."
     import importlib
     if name in _LAZY_MODULES:
         return importlib.import_module(f"minitorch.{name}")
