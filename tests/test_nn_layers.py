@@ -949,3 +949,22 @@ def test_conv_transpose_output_size_and_errors():
     with pytest.raises(ValueError, match='Only "zeros" padding mode'): nn.ConvTranspose2d(3, 2, 3, padding_mode='reflect')
     with pytest.raises(RuntimeError, match='output padding must be smaller'):
         F.conv_transpose2d(minitorch.ones(1, 3, 4, 4), minitorch.ones(3, 2, 3, 3), output_padding=1)
+
+
+@pytest.mark.parametrize('ours,theirs,shape', [
+    (lambda: nn.UpsamplingNearest2d(scale_factor=2), lambda: torch.nn.UpsamplingNearest2d(scale_factor=2), (2, 3, 4, 5)),
+    (lambda: nn.UpsamplingBilinear2d(size=(7, 9)), lambda: torch.nn.UpsamplingBilinear2d(size=(7, 9)), (2, 3, 4, 5)),
+    (lambda: nn.ChannelShuffle(3), lambda: torch.nn.ChannelShuffle(3), (2, 6, 4, 5)),
+    (lambda: nn.RReLU().eval(), lambda: torch.nn.RReLU().eval(), (3, 7))])
+def test_upsampling_shuffle_rrelu_modules(ours, theirs, shape):
+    check_module(ours(), theirs(), torch.randn(*shape, dtype=torch.float64), tol=1e-10)
+
+
+@pytest.mark.parametrize('name,args', [('elu_', (0.7,)), ('leaky_relu_', (0.2,)), ('hardtanh_', (-0.5, 0.5)),
+                                       ('selu_', ()), ('celu_', (1.5,)), ('threshold_', (0.1, -2.0)), ('relu_', ())])
+def test_inplace_functional_activations(name, args):
+    x = torch.randn(4, 5, dtype=torch.float64)
+    ours, theirs = mt(x), x.clone()
+    r = getattr(F, name)(ours, *args)
+    getattr(tF, name)(theirs, *args)
+    assert r is ours and close(ours, theirs, 1e-12)

@@ -17,7 +17,7 @@ from ..tensors import Tensor
 from ..autograd import Function
 
 # %% auto #0
-__all__ = ['linear', 'relu', 'gelu', 'silu', 'sigmoid', 'tanh', 'softmax', 'log_softmax', 'logsigmoid', 'softplus', 'leaky_relu', 'pad', 'unfold', 'conv2d', 'conv1d', 'max_pool2d', 'avg_pool2d', 'embedding', 'normalize', 'dropout', 'layer_norm', 'batch_norm', 'dropout1d', 'dropout2d', 'dropout3d', 'alpha_dropout', 'feature_alpha_dropout', 'bilinear', 'nll_loss', 'cross_entropy', 'mse_loss', 'l1_loss', 'binary_cross_entropy', 'binary_cross_entropy_with_logits', 'conv_transpose2d', 'conv_transpose1d', 'margin_ranking_loss', 'hinge_embedding_loss', 'soft_margin_loss', 'multilabel_soft_margin_loss', 'cosine_embedding_loss', 'triplet_margin_loss', 'poisson_nll_loss', 'gaussian_nll_loss', 'instance_norm', 'gumbel_softmax', 'relu_', 'scaled_dot_product_attention']
+__all__ = ['elu_', 'leaky_relu_', 'hardtanh_', 'selu_', 'celu_', 'threshold_', 'linear', 'relu', 'gelu', 'silu', 'sigmoid', 'tanh', 'softmax', 'log_softmax', 'logsigmoid', 'softplus', 'leaky_relu', 'pad', 'unfold', 'conv2d', 'conv1d', 'max_pool2d', 'avg_pool2d', 'embedding', 'normalize', 'dropout', 'layer_norm', 'batch_norm', 'dropout1d', 'dropout2d', 'dropout3d', 'alpha_dropout', 'feature_alpha_dropout', 'bilinear', 'nll_loss', 'cross_entropy', 'mse_loss', 'l1_loss', 'binary_cross_entropy', 'binary_cross_entropy_with_logits', 'conv_transpose2d', 'conv_transpose1d', 'margin_ranking_loss', 'hinge_embedding_loss', 'soft_margin_loss', 'multilabel_soft_margin_loss', 'cosine_embedding_loss', 'triplet_margin_loss', 'poisson_nll_loss', 'gaussian_nll_loss', 'instance_norm', 'gumbel_softmax', 'relu_', 'rrelu', 'rrelu_', 'channel_shuffle', 'scaled_dot_product_attention']
 
 # %% ../../nbs/11_nn_layers.ipynb #75cb3633
 def _ntuple(x: int | Sequence[int], n: int) -> tuple:
@@ -911,6 +911,39 @@ def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: floa
 def relu_(input: Tensor) -> Tensor:
     "In-place relu."
     return input.relu_()
+
+def _in_place(name: str) -> Any:
+    "`F.<name>_`: the activation written back into `input` (chapter 11c's function, looked up when called)."
+    def f(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        return input.copy_(getattr(minitorch.nn.functional, name)(input, *args, **kwargs))
+    f.__name__ = f.__qualname__ = name + '_'
+    f.__doc__ = f"In-place `{name}`."
+    return f
+
+elu_, leaky_relu_, hardtanh_, selu_, celu_, threshold_ = map(_in_place, ('elu', 'leaky_relu', 'hardtanh', 'selu', 'celu',
+                                                                         'threshold'))
+
+def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
+          inplace: bool = False) -> Tensor:
+    "Leaky ReLU with a random negative slope $a \\sim U(\\text{lower}, \\text{upper})$ per element in training, "\
+    "the mean slope in evaluation."
+    if not training: out = minitorch.nn.functional.leaky_relu(input, (lower + upper) / 2)
+    else:
+        a = minitorch.rand(tuple(input.shape), dtype=input.dtype, device=input.device) * (upper - lower) + lower
+        out = minitorch.where(input >= 0, input, input * a)
+    return input.copy_(out) if inplace else out
+
+def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False) -> Tensor:
+    "In-place `rrelu`."
+    return rrelu(input, lower, upper, training, True)
+
+def channel_shuffle(input: Tensor, groups: int) -> Tensor:
+    "Interleave the channels of `groups` groups: `(N, g·k, *)` → `(N, k·g, *)` (ShuffleNet)."
+    C = input.shape[1]
+    if C % groups != 0:
+        raise RuntimeError(f"Number of channels must be divisible by groups. Got {C} channels and {groups} groups.")
+    N, rest = input.shape[0], tuple(input.shape[2:])
+    return input.reshape(N, groups, C // groups, *rest).transpose(1, 2).reshape(N, C, *rest)
 
 # %% ../../nbs/12_attention.ipynb #0f464100
 def _safe_softmax(scores: Tensor, dim: int = -1) -> Tensor:
