@@ -80,7 +80,7 @@ from .linalg import (det, logdet, slogdet, matrix_exp, matrix_power, geqrf, lu_u
                               cholesky_inverse, inv as inverse, pinv as pinverse)
 
 from . import distributed   # cheap: MPI itself starts only in init_process_group
-import minitorch.distributed.optim, minitorch.distributed.fsdp, minitorch.distributed.elastic, minitorch.nn.parallel
+import minitorch.distributed.optim, minitorch.distributed.fsdp, minitorch.nn.parallel  # (elastic: python -m)
 
 _LAZY_MODULES = ("special",)
 _FROM_SPECIAL = ("lgamma", "digamma", "polygamma", "erfc", "erfinv", "i0", "mvlgamma")

@@ -417,68 +417,84 @@ def run_backward(roots: Sequence[Tensor], grads: Sequence[Tensor], retain_graph:
     queues = _State.final_callbacks
     queues.append([])   # this backward's `queue_callback` queue
     _State.grad_enabled = create_graph
+    # As PyTorch's engine: a leaf's gradient is accumulated as soon as all of its gradients have arrived (its
+    # `AccumulateGrad` runs first among the ready nodes), so it is final early: DDP starts sending it then.
+    leaf_waiting: dict = {}
+    for node in order:
+        if type(node) is not AccumulateGrad:
+            for nxt, _ in node.next_functions:
+                if type(nxt) is AccumulateGrad: leaf_waiting[nxt] = leaf_waiting.get(nxt, 0) + 1
+
+    def step(node: Node) -> None:
+        "Run one node: hooks, its backward, and pass its gradients on."
+        buf = buffers.pop(node, None)
+        if buf is None: return
+        if node._pre_hooks:
+            buf = [None if g is None else _apply_tensor_hooks(node._pre_hooks, i, g) for i, g in enumerate(buf)]
+        retain = node._retain
+        if retain:   # retain_grad sees the gradient after every other hook, like PyTorch
+            for i, g in enumerate(buf):
+                if g is not None: _apply_tensor_hooks(retain, i, g)
+        if node._node_pre_hooks:
+            for h in list(node._node_pre_hooks):
+                r = h(tuple(buf))
+                if r is not None: buf = list(r)
+        if want:
+            for i, g in enumerate(buf):
+                for k in want.get((node, i), ()): captured[k] = g
+        if run is not None and node not in run: return   # autograd.grad: leads to none of the inputs
+        if type(node) is AccumulateGrad:
+            if accumulate and buf[0] is not None:
+                _accumulate_into_leaf(node.variable, buf[0], create_graph)
+                post = node.variable.__dict__.get('_post_acc_hooks')
+                if post:   # the gradient is final for this backward (DDP starts communicating here)
+                    for h in list(post): h(node.variable)
+            if node._hooks:
+                for h in node._hooks: h((), tuple(buf))
+            return
+        if node._n_out > 1 and node.materialize_grads and any(g is None for g in buf):   # one output: never None
+            buf = [_zeros_for(node._out_meta[i]) if g is None and node._out_meta[i] is not None else g
+                   for i, g in enumerate(buf)]
+        in_grads = node._fn.backward(node, *buf)
+        if not isinstance(in_grads, tuple): in_grads = (in_grads,)
+        meta = node._in_meta
+        if len(in_grads) != len(meta):
+            if len(in_grads) > len(meta) and all(g is None for g in in_grads[len(meta):]):
+                in_grads = in_grads[:len(meta)]
+            else:
+                raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients "
+                                   f"(expected {len(meta)}, got {len(in_grads)})")
+        if node._hooks:
+            for h in node._hooks:
+                r = h(in_grads, tuple(buf))
+                if r is not None: in_grads = tuple(r)
+        k = 0
+        nexts = node.next_functions
+        for g, m in zip(in_grads, meta):
+            if m is None: continue
+            nxt, nr = nexts[k]
+            k += 1
+            if g is None or nxt is None: continue
+            if not isinstance(g, Tensor):
+                raise TypeError(f"function {node.name()} returned a gradient of type {type(g).__name__}, "
+                                "expected a Tensor or None")
+            shape, dtype = m
+            if g._data.shape != shape:
+                g = _sum_to(g, shape)
+            if g.dtype is not dtype:
+                g = g.to(dtype) if dtype.is_complex or not g.dtype.is_complex else g.real.to(dtype)
+            b = buffers.get(nxt)
+            if b is None: b = buffers[nxt] = [None] * nxt._n_out
+            _accumulate(b, nr, g)
+        if not retain_graph: node._release()
+        for nxt, _ in nexts:   # a leaf whose every gradient has arrived is accumulated now, not at its topo place
+            if type(nxt) is AccumulateGrad and nxt in leaf_waiting:
+                leaf_waiting[nxt] -= 1
+                if leaf_waiting[nxt] == 0: step(nxt)
+
     try:
         for node in order:
-            buf = buffers.pop(node, None)
-            if buf is None: continue
-            if node._pre_hooks:
-                buf = [None if g is None else _apply_tensor_hooks(node._pre_hooks, i, g) for i, g in enumerate(buf)]
-            retain = node._retain
-            if retain:   # retain_grad sees the gradient after every other hook, like PyTorch
-                for i, g in enumerate(buf):
-                    if g is not None: _apply_tensor_hooks(retain, i, g)
-            if node._node_pre_hooks:
-                for h in list(node._node_pre_hooks):
-                    r = h(tuple(buf))
-                    if r is not None: buf = list(r)
-            if want:
-                for i, g in enumerate(buf):
-                    for k in want.get((node, i), ()): captured[k] = g
-            if run is not None and node not in run: continue   # autograd.grad: leads to none of the inputs
-            if type(node) is AccumulateGrad:
-                if accumulate and buf[0] is not None:
-                    _accumulate_into_leaf(node.variable, buf[0], create_graph)
-                    post = node.variable.__dict__.get('_post_acc_hooks')
-                    if post:   # the gradient is final for this backward (DDP starts communicating here)
-                        for h in list(post): h(node.variable)
-                if node._hooks:
-                    for h in node._hooks: h((), tuple(buf))
-                continue
-            if node._n_out > 1 and node.materialize_grads and any(g is None for g in buf):   # one output: never None
-                buf = [_zeros_for(node._out_meta[i]) if g is None and node._out_meta[i] is not None else g
-                       for i, g in enumerate(buf)]
-            in_grads = node._fn.backward(node, *buf)
-            if not isinstance(in_grads, tuple): in_grads = (in_grads,)
-            meta = node._in_meta
-            if len(in_grads) != len(meta):
-                if len(in_grads) > len(meta) and all(g is None for g in in_grads[len(meta):]):
-                    in_grads = in_grads[:len(meta)]
-                else:
-                    raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients "
-                                       f"(expected {len(meta)}, got {len(in_grads)})")
-            if node._hooks:
-                for h in node._hooks:
-                    r = h(in_grads, tuple(buf))
-                    if r is not None: in_grads = tuple(r)
-            k = 0
-            nexts = node.next_functions
-            for g, m in zip(in_grads, meta):
-                if m is None: continue
-                nxt, nr = nexts[k]
-                k += 1
-                if g is None or nxt is None: continue
-                if not isinstance(g, Tensor):
-                    raise TypeError(f"function {node.name()} returned a gradient of type {type(g).__name__}, "
-                                    "expected a Tensor or None")
-                shape, dtype = m
-                if g._data.shape != shape:
-                    g = _sum_to(g, shape)
-                if g.dtype is not dtype:
-                    g = g.to(dtype) if dtype.is_complex or not g.dtype.is_complex else g.real.to(dtype)
-                b = buffers.get(nxt)
-                if b is None: b = buffers[nxt] = [None] * nxt._n_out
-                _accumulate(b, nr, g)
-            if not retain_graph: node._release()
+            step(node)
         cbs = queues[-1]
         i = 0
         while i < len(cbs):   # a callback may queue more

@@ -38,3 +38,18 @@ def test_accumulate_grad_node_post_hook_fires():
     _grad_acc(x).register_hook(lambda grad_inputs, grad_outputs: calls.append(grad_outputs[0].tolist()))
     (2 * x).sum().backward()
     assert calls == [[2.0, 2.0]]
+
+
+def test_leaf_gradients_are_final_in_torchs_order():
+    "A leaf is accumulated as soon as all of its gradients have arrived, so hooks fire in PyTorch's order."
+    orders = []
+    for lib in (mt, torch):
+        lib.manual_seed(0)
+        m = lib.nn.Sequential(lib.nn.Linear(6, 5), lib.nn.ReLU(), lib.nn.Linear(5, 4), lib.nn.Tanh(),
+                              lib.nn.Linear(4, 2))
+        order = []
+        for name, p in m.named_parameters():
+            p.register_post_accumulate_grad_hook(lambda t, name=name: order.append(name))
+        (m(lib.randn(3, 6)) ** 2).mean().backward()
+        orders.append(order)
+    assert orders[0] == orders[1], orders
