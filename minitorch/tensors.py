@@ -1175,7 +1175,24 @@ def normal(mean: Any = 0.0, std: Any = 1.0, size: Sequence[int] | None = None, *
     s = _host(std) if st_ else std
     shape = np.broadcast_shapes(np.shape(m), np.shape(s))
     eps = _to_numpy(randn(shape, generator=generator, dtype=d)._data).astype(np.float64)
-    return _new(m + s * eps, d, ts[0]._device, False)
+    return _normal_node(_new(m + s * eps, d, ts[0]._device, False), mean, std)
+
+_NORMAL_FN: list = []
+
+def _normal_node(sample: Tensor, mean: Any, std: Any) -> Tensor:
+    "Record `sample` in the graph like PyTorch (NormalBackward1/2/3): mean and std get zero gradients."
+    if not any(isinstance(t, Tensor) and t.requires_grad for t in (mean, std)): return sample
+    if not _NORMAL_FN:
+        from minitorch.autograd import Function   # a later chapter: looked up only when a gradient is wanted
+        def forward(ctx, out, m, s):
+            ctx.like = [(t.shape, t.dtype, t._device) if isinstance(t, Tensor) else None for t in (m, s)]
+            return out
+        def backward(ctx, g):
+            return (None,) + tuple(None if l is None else zeros(l[0], dtype=l[1], device=l[2]) for l in ctx.like)
+        _NORMAL_FN.extend(type(f'Normal{k}', (Function,), {'_node_name': f'NormalBackward{k}', 'forward':
+                          staticmethod(forward), 'backward': staticmethod(backward)}) for k in (1, 2, 3))
+    k = 3 if isinstance(mean, Tensor) and isinstance(std, Tensor) else 1 if isinstance(mean, Tensor) else 2
+    return _NORMAL_FN[k - 1].apply(sample, mean, std)
 
 def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, generator: Generator | None = None,
                 out: Any = None) -> Tensor:

@@ -602,3 +602,15 @@ def test_default_device():
     finally:
         set_(None)
     assert str(get()) == 'cpu'
+
+
+@pytest.mark.parametrize('which', ['mean', 'std', 'both'])
+def test_normal_records_zero_gradients_like_torch(which):
+    def run(T):
+        m = T.zeros(2, 1, requires_grad=which in ('mean', 'both')) if which != 'std' else 0.
+        s = T.ones(3, requires_grad=which in ('std', 'both')) if which != 'mean' else 1.
+        y = _fn_of(T, 'normal')(m, s)
+        (y * 2).sum().backward()
+        grads = [t.grad.numpy().tolist() for t in (m, s) if isinstance(t, (torch.Tensor, minitorch.Tensor))]
+        return y.grad_fn.name(), tuple(y.shape), grads
+    assert run(torch) == run(minitorch)
