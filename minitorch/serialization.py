@@ -49,16 +49,16 @@ def _encode(obj: Any, tensors: list, buffers: list, path: str = "obj", memo: dic
     if isinstance(obj, (int, np.integer)): return int(obj)
     if isinstance(obj, (float, np.floating)): return float(obj)
     if isinstance(obj, complex): return {"complex": [obj.real, obj.imag]}
-    if id(obj) in memo: return {"ref": memo[id(obj)][0]}     # shared (tied) tensors and modules stay shared
+    if id(obj) in memo: return memo[id(obj)][0]     # shared (tied) tensors and modules stay shared
     if isinstance(obj, minitorch.Tensor):
         raw = _tensor_bytes(obj)
         offset = sum(len(b) for b in buffers)
         tensors.append({"dtype": obj.dtype.name, "shape": list(obj.shape), "offset": offset, "nbytes": len(raw),
                         "device": str(obj.device), "requires_grad": bool(obj.requires_grad)})
         buffers.append(raw)
-        memo[id(obj)] = (len(memo), obj)
-        if isinstance(obj, minitorch.nn.Parameter): return {"parameter": [len(tensors) - 1, memo[id(obj)][0]]}
-        return {"tensor": len(tensors) - 1, "id": memo[id(obj)][0]}
+        node = {"parameter" if isinstance(obj, minitorch.nn.Parameter) else "tensor": len(tensors) - 1}
+        memo[id(obj)] = (node, obj)    # (obj kept alive so that its id is not reused)
+        return node
     if isinstance(obj, minitorch.dtype): return {"dtype": obj.name}
     if isinstance(obj, (list, tuple)) and not hasattr(obj, "_fields"):
         kind = "list" if isinstance(obj, list) else "tuple"
@@ -81,9 +81,10 @@ def _encode(obj: Any, tensors: list, buffers: list, path: str = "obj", memo: dic
     cls = type(obj)
     if (g is None and hasattr(obj, "__dict__") and not hasattr(cls, "__slots__") and "<" not in cls.__qualname__
             and cls.__module__ != "builtins"):    # an object (a whole nn.Module): its class's name and its __dict__
-        memo[id(obj)] = (len(memo), obj)
+        key = sum(1 for n, _ in memo.values() if "ref" in n)
+        memo[id(obj)] = ({"ref": key}, obj)
         state = _encode(dict(vars(obj)), tensors, buffers, f"{path}.__dict__", memo)
-        return {"object": [_global_name(cls), state, memo[id(obj)][0]]}
+        return {"object": [_global_name(cls), state, key]}
     raise TypeError(f"minitorch.save can only store tensors, numbers, strings, None, nested lists, tuples "
                     f"and dicts of them, and objects of named classes (a whole nn.Module); {path} is a "
                     f"{type(obj).__module__}.{type(obj).__name__} (save a module's state_dict() instead)")
@@ -199,18 +200,15 @@ def _decode(node: Any, tensors: list, memo: dict | None = None, weights_only: bo
     "Rebuild the object that `_encode` described (classes only through the allow-list, `_resolve`)."
     if memo is None: memo = {}
     if node is None or isinstance(node, (bool, int, float, str)): return node
-    if isinstance(node, dict) and set(node) == {"tensor", "id"}:
-        memo[node["id"]] = tensors[node["tensor"]]
-        return tensors[node["tensor"]]
     if not isinstance(node, dict) or len(node) != 1:
         raise RuntimeError(f"corrupted minitorch checkpoint: unexpected header entry {str(node)[:60]}")
     (kind, v), = node.items()
     rec = lambda x: _decode(x, tensors, memo, weights_only)
     if kind == "tensor": return tensors[v]
     if kind == "ref": return memo[v]
-    if kind == "parameter":
-        p = memo[v[1]] = minitorch.nn.Parameter(tensors[v[0]].detach(), tensors[v[0]].requires_grad)
-        return p
+    if kind == "parameter":   # one Parameter per saved tensor: tied weights stay tied
+        if ("p", v) not in memo: memo[("p", v)] = minitorch.nn.Parameter(tensors[v].detach(), tensors[v].requires_grad)
+        return memo[("p", v)]
     if kind == "list": return [rec(x) for x in v]
     if kind == "tuple": return tuple(rec(x) for x in v)
     if kind == "set": return set(rec(x) for x in v)

@@ -290,3 +290,15 @@ def test_crafted_file_never_imports(tmp_path):
     with pytest.raises(_pickle.UnpicklingError):
         load(tmp_path / "evil.pt", weights_only=False)
     assert "antigravity" not in sys.modules
+
+
+def test_tied_weights_stay_tied(tmp_path):
+    net = _nn.Sequential(_nn.Linear(3, 3), _nn.Linear(3, 3))
+    net[1].weight = net[0].weight
+    save(net, tmp_path / "tied.pt")
+    back = load(tmp_path / "tied.pt", weights_only=False)
+    assert back[1].weight is back[0].weight and len(list(back.parameters())) == len(list(net.parameters())) == 3
+    t = minitorch.ones(2)
+    save({"a": t, "b": t}, tmp_path / "s.pt")
+    r = load(tmp_path / "s.pt")
+    assert r["a"].data_ptr() == r["b"].data_ptr()   # shared like torch.save's shared storages
