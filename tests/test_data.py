@@ -314,3 +314,13 @@ def test_iterable_dataset_loader():
         assert ours == theirs and len(DataLoader(make(IterableDataset), **kw)) == len(theirs)
     with pytest.raises(ValueError, match="expected unspecified sampler option"):
         DataLoader(make(IterableDataset), sampler=[0])
+
+
+@pytest.mark.parametrize("n,world,drop_last", [(10, 3, False), (10, 3, True), (7, 2, False), (2, 4, False), (8, 4, True)])
+def test_distributed_sampler_matches_torch_without_shuffle(n, world, drop_last):
+    import torch.utils.data as tud
+    from minitorch.utils.data.distributed import DistributedSampler
+    for r in range(world):
+        mine = DistributedSampler(list(range(n)), num_replicas=world, rank=r, shuffle=False, drop_last=drop_last)
+        theirs = tud.DistributedSampler(list(range(n)), num_replicas=world, rank=r, shuffle=False, drop_last=drop_last)
+        assert list(mine) == list(theirs) and len(mine) == len(theirs)

@@ -16,9 +16,10 @@ import numpy as np
 import minitorch
 
 # %% auto #0
-__all__ = ['dataset', 'sampler', 'dataloader', 'Dataset', 'TensorDataset', 'Subset', 'ConcatDataset', 'IterableDataset',
-           'ChainDataset', 'random_split', 'Sampler', 'SequentialSampler', 'RandomSampler', 'SubsetRandomSampler',
-           'WeightedRandomSampler', 'BatchSampler', 'default_collate', 'DataLoader', 'default_convert']
+__all__ = ['dataset', 'sampler', 'distributed', 'dataloader', 'Dataset', 'TensorDataset', 'Subset', 'ConcatDataset',
+           'IterableDataset', 'ChainDataset', 'random_split', 'Sampler', 'SequentialSampler', 'RandomSampler',
+           'SubsetRandomSampler', 'WeightedRandomSampler', 'BatchSampler', 'default_collate', 'DataLoader',
+           'default_convert', 'DistributedSampler']
 
 # %% ../../../nbs/15_data.ipynb #8d2979ef
 class Dataset:
@@ -317,6 +318,42 @@ def default_convert(data: Any) -> Any:
     if isinstance(data, dict): return {k: default_convert(v) for k, v in data.items()}
     return data
 
+# %% ../../../nbs/15_data.ipynb #5f6913df
+class DistributedSampler(Sampler):
+    "Rank `rank`'s share of each epoch: every `num_replicas`-th index of a permutation seeded by `seed + epoch`."
+    def __init__(self, dataset: Dataset, num_replicas: int | None = None, rank: int | None = None,
+                 shuffle: bool = True, seed: int = 0, drop_last: bool = False) -> None:
+        if num_replicas is None or rank is None:
+            from minitorch import distributed as dist
+            num_replicas = dist.get_world_size() if num_replicas is None else num_replicas
+            rank = dist.get_rank() if rank is None else rank
+        if rank >= num_replicas or rank < 0:
+            raise ValueError(f"Invalid rank {rank}, rank should be in the interval [0, {num_replicas - 1}]")
+        self.dataset, self.num_replicas, self.rank, self.epoch = dataset, num_replicas, rank, 0
+        self.shuffle, self.seed, self.drop_last = shuffle, seed, drop_last
+        n = len(dataset)
+        self.num_samples = math.ceil((n - num_replicas) / num_replicas) if drop_last and n % num_replicas \
+            else math.ceil(n / num_replicas)
+        self.total_size = self.num_samples * num_replicas
+
+    def __iter__(self) -> Iterator[int]:
+        n = len(self.dataset)
+        if self.shuffle:
+            g = minitorch.Generator()
+            g.manual_seed(self.seed + self.epoch)
+            order = minitorch.randperm(n, generator=g).tolist()
+        else:
+            order = list(range(n))
+        if self.drop_last: order = order[:self.total_size]
+        else: order = (order * math.ceil(self.total_size / max(n, 1)))[:self.total_size]   # pad with its own start
+        return iter(order[self.rank:self.total_size:self.num_replicas])
+
+    def __len__(self) -> int: return self.num_samples
+
+    def set_epoch(self, epoch: int) -> None:
+        "A new order for the next epoch (the same on every rank)."
+        self.epoch = epoch
+
 # %% ../../../nbs/15_data.ipynb #7e7d766d
 import sys as _sys
 import types as _types
@@ -332,6 +369,7 @@ dataset = _submodule("dataset", ["Dataset", "IterableDataset", "TensorDataset", 
                                  "Subset", "random_split"])
 sampler = _submodule("sampler", ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler",
                                  "WeightedRandomSampler", "BatchSampler"])
+distributed = _submodule("distributed", ["DistributedSampler"])
 dataloader = _submodule("dataloader", ["DataLoader", "default_collate", "default_convert", "Dataset", "Sampler",
                                        "SequentialSampler", "RandomSampler", "BatchSampler", "IterableDataset"])
 
