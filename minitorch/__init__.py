@@ -19,7 +19,8 @@ from minitorch.tensors import (
     is_floating_point, is_complex, numel, full, zeros, ones, empty, zeros_like, ones_like,
     empty_like, full_like, arange, linspace, logspace, eye, Generator, manual_seed, seed,
     initial_seed, get_rng_state, set_rng_state, rand, randn, randint, randperm, rand_like,
-    randn_like, randint_like, set_printoptions,
+    randn_like, randint_like, set_printoptions, normal, multinomial, bernoulli, poisson,
+    set_default_device, get_default_device,
 )
 from minitorch.autograd import (
     is_grad_enabled, is_inference_mode_enabled, no_grad, enable_grad, set_grad_enabled,
