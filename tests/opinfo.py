@@ -71,7 +71,7 @@ class T:
     "A further tensor argument: shape, dtype, how its values are drawn, and a seed."
     shape: tuple
     dtype: str
-    kind: Any = 'rand'      # 'rand', 'pos', 'prob', 'mask', 'sorted', ('index', high), ('uindex', high, dim)
+    kind: Any = 'rand'      # 'rand', 'pos', 'prob', 'sign', 'mask', 'sorted', ('index', high), ('uindex', high, dim)
     seed: int = 0
     grad: bool = True
     def __repr__(self):
@@ -107,6 +107,8 @@ def rand_values(rng: np.random.Generator, shape: tuple, dtype: str, kind: Any = 
             k = moved.shape[-1]
             moved[idx] = rng.permutation(max(high, k))[:k]
         return np.moveaxis(moved, -1, dim)
+    if kind == 'sign':                                          # +-1 targets of the margin losses
+        return np.where(rng.random(shape) < 0.5, -1.0, 1.0)
     if dtype == 'bool' or kind == 'mask':
         return rng.random(shape) < 0.5
     if dtype in INTS:
@@ -1087,6 +1089,65 @@ nnf('scaled_dot_product_attention',
     lambda rng, m: Sample((X, T(m.shape, m.dtype, seed=seed_of(rng)), T(m.shape, m.dtype, seed=seed_of(rng))),
                           {'is_causal': bool(rng.random() < 0.5)}),
     dtypes=('float32', 'float64'), shape=lambda rng: (2,) + fixed_nd(2, 1, 4)(rng), tol=8)
+
+# the layers chapter's later additions
+for _n in ('relu_', 'selu_', 'elu_', 'celu_', 'leaky_relu_', 'hardtanh_'):
+    nnf(_n, s_unary(), dtypes=FLOATS, mutates=True, grad=False, kind='nn-activation')
+nnf('threshold_', lambda rng, m: Sample((X, 0.5, -1.0)), dtypes=FLOATS, mutates=True, grad=False, kind='nn-activation')
+nnf('rrelu', s_unary(training=[False]), dtypes=FLOATS, kind='nn-activation')
+nnf('rrelu_', s_unary(training=[False]), dtypes=FLOATS, mutates=True, grad=False, kind='nn-activation')
+for _n in ('dropout1d', 'dropout2d', 'dropout3d', 'alpha_dropout', 'feature_alpha_dropout'):
+    nnf(_n, lambda rng, m: Sample((X,), {'training': False}), dtypes=FLOATS,
+        shape={'dropout1d': fixed_nd(3), 'dropout2d': fixed_nd(4), 'dropout3d': fixed_nd(5, 1, 3)}.get(_n, nd_range(1, 3)))
+nnf('gumbel_softmax', lambda rng, m: Sample((X,), {'tau': 1.0}), dtypes=('float32', 'float64'), random=True,
+    grad=False, chain=False, shape=nd_range(1, 2))
+nnf('channel_shuffle', lambda rng, m: Sample((X, 2)), dtypes=FLOATS, shape=lambda rng: (1, 4, 2, 3), grad=False)
+nnf('instance_norm', lambda rng, m: Sample((X,)), dtypes=('float32', 'float64'), shape=lambda rng: (2, 3, 4), tol=8)
+nnf('bilinear', lambda rng, m: Sample((X, T((m.shape[0], 3), m.dtype, seed=seed_of(rng)),
+                                       T((2, m.shape[1], 3), m.dtype, seed=seed_of(rng)),
+                                       T((2,), m.dtype, seed=seed_of(rng)))),
+    dtypes=('float32', 'float64'), shape=fixed_nd(2), tol=8, chain=False)
+for _n, _nd in (('conv_transpose1d', 1), ('conv_transpose2d', 2)):
+    nnf(_n, lambda rng, m, _nd=_nd: Sample((X, T((m.shape[1], 2) + (2,) * _nd, m.dtype, seed=seed_of(rng))),
+                                           {'stride': int(rng.integers(1, 3))}),
+        dtypes=('float32', 'float64'), shape=lambda rng, _nd=_nd: (1, 2) + rshape(rng, _nd, _nd, 2, 4), tol=8,
+        chain=False)
+for _n, _nd in (('max_pool1d_with_indices', 1), ('max_pool2d_with_indices', 2), ('lp_pool1d', 1), ('lp_pool2d', 2)):
+    nnf(_n, lambda rng, m: Sample((X, 2) if 'max' in _n else (X, 2.0, 2)), dtypes=('float32', 'float64'),
+        shape=lambda rng, _nd=_nd: (1, 2) + rshape(rng, _nd, _nd, 2, 5), idx_ties='max' in _n, tol=4)
+for _n, _nd in (('adaptive_max_pool1d', 1), ('adaptive_max_pool1d_with_indices', 1),
+                ('adaptive_max_pool2d_with_indices', 2)):
+    nnf(_n, lambda rng, m, _nd=_nd: Sample((X, int(rng.integers(1, 3)) if _nd == 1 else (2, 1))),
+        dtypes=('float32', 'float64'), shape=lambda rng, _nd=_nd: (1, 2) + rshape(rng, _nd, _nd, 2, 5), idx_ties=True)
+
+
+def _pair_loss(target):
+    "Losses of (input, target) with a target of the given kind: 'sign' (+-1), 'binary' (0/1), 'pos'."
+    def gen(rng, m):
+        kw = {'reduction': str(ch(rng, ['mean', 'sum', 'none']))} if rng.random() < 0.7 else {}
+        if target == 'sign': t = T(m.shape, m.dtype, 'sign', seed_of(rng))
+        elif target == 'binary': t = T(m.shape, m.dtype, 'prob', seed_of(rng))
+        else: t = T(m.shape, m.dtype, 'pos', seed_of(rng))
+        return Sample((X, t), kw)
+    return gen
+
+
+nnf('soft_margin_loss', _pair_loss('sign'), dtypes=FLOATS, tol=4)
+nnf('hinge_embedding_loss', _pair_loss('sign'), dtypes=FLOATS, tol=4)
+nnf('multilabel_soft_margin_loss', _pair_loss('binary'), dtypes=('float32', 'float64'), shape=fixed_nd(2), tol=4)
+nnf('poisson_nll_loss', _pair_loss('pos'), dtypes=('float32', 'float64'), tol=4)
+nnf('gaussian_nll_loss', lambda rng, m: Sample((X, T(m.shape, m.dtype, seed=seed_of(rng)),
+                                                T(m.shape, m.dtype, 'pos', seed_of(rng)))),
+    dtypes=('float32', 'float64'), shape=nd_range(1, 2), tol=4)
+nnf('margin_ranking_loss', lambda rng, m: Sample((X, T(m.shape, m.dtype, seed=seed_of(rng)),
+                                                  T(m.shape, m.dtype, 'sign', seed_of(rng)))),
+    dtypes=('float32', 'float64'), shape=nd_range(1, 1), tol=4)
+nnf('cosine_embedding_loss', lambda rng, m: Sample((X, T(m.shape, m.dtype, seed=seed_of(rng)),
+                                                    T((m.shape[0],), m.dtype, 'sign', seed_of(rng)))),
+    dtypes=('float32', 'float64'), shape=fixed_nd(2), tol=4)
+nnf('triplet_margin_loss', lambda rng, m: Sample((X, T(m.shape, m.dtype, seed=seed_of(rng)),
+                                                  T(m.shape, m.dtype, seed=seed_of(rng)))),
+    dtypes=('float32', 'float64'), shape=fixed_nd(2), tol=4)
 
 
 # ================================================================================================================
