@@ -70,6 +70,12 @@ def main():
     ddp = DDP(model(a.layers, a.width), bucket_cap_mb=a.bucket_mb)
     def v4():
         ddp.zero_grad(); loss_fn(ddp(x), y).backward()
+    sweep = []
+    for mb in (0.0625, 0.25, 1, 4, 25):                    # the bucket-size sweep (25 MiB: PyTorch's default cap)
+        m = DDP(model(a.layers, a.width), bucket_cap_mb=mb)
+        def step(m=m):
+            m.zero_grad(); loss_fn(m(x), y).backward()
+        sweep.append({"bucket_mb": mb, "seconds": timed(step), "buckets": len(m.bucket_sizes())})
     times = {"forward+backward, no communication": timed(backward_only), "1: per-parameter all-reduce after": timed(v1),
              "2: flat all-reduce after": timed(v2), "4: DDP buckets, overlapped": timed(v4)}
     # one more DDP step for the timeline
@@ -82,8 +88,9 @@ def main():
         hidden = (times["2: flat all-reduce after"] - times["4: DDP buckets, overlapped"]) / comm if comm > 0 else float("nan")
         for k, v in times.items(): print(f"{k:40} {v * 1e3:9.2f} ms")
         print(f"buckets: {ddp.bucket_sizes()} bytes; communication hidden behind backward: {hidden:.0%}")
+        for r in sweep: print(f"bucket cap {r['bucket_mb']:>7} MiB: {r['buckets']:3} buckets, {r['seconds'] * 1e3:8.2f} ms")
         Path(a.json).parent.mkdir(exist_ok=True)
-        Path(a.json).write_text(json.dumps({"world_size": world, "times_s": times, "hidden_fraction": hidden,
+        Path(a.json).write_text(json.dumps({"world_size": world, "times_s": times, "hidden_fraction": hidden, "sweep": sweep,
                                             "timeline": {"forward_end": t_fwd - t0, "backward_end": t_end - t0,
                                                          "buckets": events}, "config": vars(a)}, indent=1))
     dist.destroy_process_group()
