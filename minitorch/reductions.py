@@ -200,17 +200,21 @@ def var(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = Fa
     return sum(sq, dims, keepdim=keepdim) / builtins.max(n - c, 0)
 
 class _StdSqrt(Function):
-    "The square root that ends `std`; where the std is 0 its derivative is 0 (PyTorch masks it), not inf."
+    "The square root that ends `std` (and the 2-norm): where it is 0 its derivative is 0 (PyTorch masks it), not inf."
     _node_name = 'StdBackward0'
     @staticmethod
     def forward(ctx, v):
-        r = sqrt(v)
+        r = sqrt(v)                     # grad mode is off inside forward: nothing recorded
         ctx.save_for_backward(r)
         return r
     @staticmethod
     def backward(ctx, g):
         r, = ctx.saved_tensors
         return where(r == 0, 0.0, g / (2 * r))
+    @staticmethod
+    def jvp(ctx, t):
+        r, = ctx.saved_tensors
+        return where(r == 0, 0.0, t / (2 * r))
 
 def std(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
         correction: Any = None) -> Tensor:
@@ -886,22 +890,9 @@ def einsum(equation: str, *operands: Tensor) -> Tensor:
     return x.permute(*[lx.index(l) for l in out]) if lx else x
 
 # %% ../nbs/08b_reductions.ipynb #87110a98
-class _NormSqrt(Function):
-    "The square root that ends a 2-norm, with derivative 0 where the norm is 0 (PyTorch's subgradient) not inf."
+class _NormSqrt(_StdSqrt):
+    "The square root that ends a 2-norm: `std`'s masked square root (derivative 0 where the norm is 0)."
     _node_name = 'LinalgVectorNormBackward0'
-    @staticmethod
-    def forward(ctx, s):
-        r = sqrt(s)                     # grad mode is off inside forward: nothing recorded
-        ctx.save_for_backward(r)
-        return r
-    @staticmethod
-    def backward(ctx, g):
-        r, = ctx.saved_tensors
-        return where(r == 0, 0.0, g / (2 * r))
-    @staticmethod
-    def jvp(ctx, t):
-        r, = ctx.saved_tensors
-        return where(r == 0, 0.0, t / (2 * r))
 
 class _NormZero(Function):
     "The 0-\"norm\" (count of non-zeros): part of the graph like PyTorch's, with no gradient to give back."

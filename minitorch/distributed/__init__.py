@@ -260,7 +260,10 @@ class Future:
 
     def then(self, callback: Callable[[Future], Any]) -> Future:
         "The future of `callback(self)`, computed once this one is done."
-        return Future(lambda: callback(self) if self.wait() is not None or True else None, self.done)
+        def chained():
+            self.wait()
+            return callback(self)
+        return Future(chained, self.done)
 
 # %% ../../nbs/22a_collectives.ipynb #265828ce
 def _agree(g: ProcessGroup, name: str, *described: Any) -> None:

@@ -74,14 +74,17 @@ class LRScheduler:
 
     def _current(self) -> list[float]: return [g["lr"] for g in self.optimizer.param_groups]
 
+def _lr_lambdas(optimizer: Any, lr_lambda: Callable[[int], float] | list) -> list:
+    "One `lr_lambda` per param group: the one function for all, or a list with one per group."
+    n = len(optimizer.param_groups)
+    if not isinstance(lr_lambda, (list, tuple)): return [lr_lambda] * n
+    if len(lr_lambda) != n: raise ValueError(f"Expected {n} lr_lambdas, but got {len(lr_lambda)}")
+    return list(lr_lambda)
+
 class LambdaLR(LRScheduler):
     "lr = initial lr × `lr_lambda(epoch)` (one function, or one per group)."
     def __init__(self, optimizer: Any, lr_lambda: Callable[[int], float] | list, last_epoch: int = -1) -> None:
-        n = len(optimizer.param_groups)
-        if not isinstance(lr_lambda, (list, tuple)): self.lr_lambdas = [lr_lambda] * n
-        else:
-            if len(lr_lambda) != n: raise ValueError(f"Expected {n} lr_lambdas, but got {len(lr_lambda)}")
-            self.lr_lambdas = list(lr_lambda)
+        self.lr_lambdas = _lr_lambdas(optimizer, lr_lambda)
         super().__init__(optimizer, last_epoch)
     def state_dict(self) -> dict[str, Any]:
         "Everything but the optimizer; plain functions are stored as None, callable objects by `__dict__`."
@@ -249,11 +252,7 @@ class OneCycleLR(LRScheduler):
 class MultiplicativeLR(LRScheduler):
     "lr = previous lr × `lr_lambda(epoch)` (one function, or one per group)."
     def __init__(self, optimizer: Any, lr_lambda: Callable[[int], float] | list, last_epoch: int = -1) -> None:
-        n = len(optimizer.param_groups)
-        if not isinstance(lr_lambda, (list, tuple)): self.lr_lambdas = [lr_lambda] * n
-        else:
-            if len(lr_lambda) != n: raise ValueError(f"Expected {n} lr_lambdas, but got {len(lr_lambda)}")
-            self.lr_lambdas = list(lr_lambda)
+        self.lr_lambdas = _lr_lambdas(optimizer, lr_lambda)
         for f in self.lr_lambdas:
             if not callable(f): raise TypeError(f"lr_lambda should be a function, but got {type(f).__name__}")
         super().__init__(optimizer, last_epoch)

@@ -15,6 +15,7 @@ from fastcore.basics import patch
 from ... import distributed as dist
 from ... import dtypes as dt
 from ...autograd import AccumulateGrad, is_grad_enabled, no_grad
+from ...autograd_graph import graph_of
 from ..modules import Module
 from ...tensors import Tensor, zeros
 
@@ -228,8 +229,7 @@ def _finish_backward(self: DistributedDataParallel) -> None:
                 if p.grad is None: continue                   # unused (find_unused_parameters): stays None
                 slot = b.slot(j)
                 if p.grad.data_ptr() != slot.data_ptr(): p.grad.copy_(slot)
-    for e in self.timeline:
-        if e["iteration"] == self._iteration: e.setdefault("done", time.perf_counter()); e["end_backward"] = time.perf_counter()
+    for e in self.timeline: e.setdefault("done", time.perf_counter())   # completed before the thread saw it
     self._progress.close()
     self._expect_backward = False
     if not self._rebuilt and self._iteration >= (1 if self.static_graph else 0):
@@ -241,21 +241,18 @@ def _finish_backward(self: DistributedDataParallel) -> None:
 
 # %% ../../../nbs/22c_ddp.ipynb #d2ad00aa
 def _reachable_leaves(outputs: Any) -> set[int]:
-    "ids of the leaf tensors whose AccumulateGrad nodes the outputs' graph reaches."
-    stack, seen, leaves = [], set(), set()
+    "ids of the leaf tensors whose AccumulateGrad nodes the outputs' graph reaches (walked by `graph_of`)."
+    leaves = set()
     def collect(o):
         if isinstance(o, Tensor):
-            if o.grad_fn is not None: stack.append(o.grad_fn)
+            if o.grad_fn is not None:
+                leaves.update(id(n.variable) for n in graph_of(o.grad_fn)[0] if isinstance(n, AccumulateGrad))
             elif o.requires_grad: leaves.add(id(o))
-        elif isinstance(o, (list, tuple)): [collect(x) for x in o]
-        elif isinstance(o, dict): [collect(x) for x in o.values()]
+        elif isinstance(o, (list, tuple)):
+            for x in o: collect(x)
+        elif isinstance(o, dict):
+            for x in o.values(): collect(x)
     collect(outputs)
-    while stack:
-        node = stack.pop()
-        if id(node) in seen: continue
-        seen.add(id(node))
-        if isinstance(node, AccumulateGrad): leaves.add(id(node.variable))
-        stack.extend(n for n, _ in node.next_functions if n is not None)
     return leaves
 
 
@@ -280,6 +277,7 @@ def forward(self: DistributedDataParallel, *inputs: Any, **kwargs: Any) -> Any:
             b.pending, b.future = len(b.params), None
             b.buffer.zero_()
         self._next_bucket, self._ready_order, self._any_ready, self._expect_backward = 0, [], False, True
+        self.timeline = []                                # this iteration's bucket launches and completions
         self._progress.start()
         if self.find_unused_parameters:
             used = _reachable_leaves(out)
