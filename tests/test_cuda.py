@@ -38,7 +38,7 @@ def f32(x) -> np.ndarray:
 
 def test_device_queries():
     assert mcuda.is_available() or mcuda.is_simulator()
-    assert mcuda.device_count() == (0 if not mcuda.is_available() else mcuda.device_count()) and (mcuda.device_count() >= 1) == mcuda.is_available()
+    assert (mcuda.device_count() >= 1) == mcuda.is_available()   # 0 without a GPU (simulator chosen for you)
     mcuda.synchronize()
     assert isinstance(mcuda.get_device_name(), str)
 
