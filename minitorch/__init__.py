@@ -79,6 +79,10 @@ autograd.forward_ad = forward_ad  # `minitorch.autograd.forward_ad`, as in PyTor
 from . import linalg   # quick to import; it also gives Tensor.det, .inverse, .slogdet, ...
 from .linalg import (det, logdet, slogdet, matrix_exp, matrix_power, geqrf, lu_unpack, cholesky_solve,
                               cholesky_inverse, inv as inverse, pinv as pinverse)
+from . import determinism   # also makes `minitorch.utils.deterministic`
+from .determinism import (use_deterministic_algorithms, are_deterministic_algorithms_enabled,
+                                   is_deterministic_algorithms_warn_only_enabled, set_deterministic_debug_mode,
+                                   get_deterministic_debug_mode)
 
 from . import distributed   # cheap: MPI itself starts only in init_process_group
 import minitorch.distributed.optim, minitorch.distributed.fsdp, minitorch.nn.parallel  # (elastic: python -m)
