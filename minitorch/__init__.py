@@ -99,3 +99,6 @@ def __getattr__(name: str):
     if name in _FROM_SPECIAL:
         return getattr(importlib.import_module("minitorch.special"), name)
     raise AttributeError(f"module 'minitorch' has no attribute '{name}'")
+
+# %% ../nbs/99_api.ipynb #5cc9c8d6
+from . import amp   # torch.amp: GradScaler; importing it also registers minitorch.cuda.amp
