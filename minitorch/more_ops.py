@@ -83,20 +83,28 @@ def _axpby(input: Tensor, prod: Tensor, beta: Any, alpha: Any) -> Tensor:
                            f"sizes provided ({prod.dim()}) must be greater or equal to the number of dimensions in "
                            f"the tensor ({input.dim()})")
     r = prod if alpha == 1 else prod * alpha
-    if beta == 0: return r + zeros((), dtype=r.dtype, device=r.device).expand(*input.shape)
+    if beta == 0: return r + zeros((), dtype=r.dtype, device=r.device).expand(tuple(input.shape))
     return r + (input if beta == 1 else input * beta)
+
+def _half_opmath(f: Any, *ts: Tensor) -> Tensor | None:
+    "Half tensors: PyTorch's BLAS computes `beta * input + alpha * a @ b` in float32 and rounds once."
+    d = ts[0].dtype
+    if d not in (dt.float16, dt.bfloat16) or builtins.any(t.dtype is not d for t in ts): return None
+    return f(*[t.float() for t in ts]).to(d)
 
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1, out: Any = None) -> Tensor:
     "`beta * input + alpha * (mat1 @ mat2)`."
     if out is not None: return _write_out(addmm(input, mat1, mat2, beta=beta, alpha=alpha), out, 'addmm')
-    return _axpby(input, mm(mat1, mat2), beta, alpha)
+    r = _half_opmath(lambda i, a, b: addmm(i, a, b, beta=beta, alpha=alpha), input, mat1, mat2)
+    return r if r is not None else _axpby(input, mm(mat1, mat2), beta, alpha)
 
 def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any = 1, out: Any = None) -> Tensor:
     "`beta * input + alpha * (mat @ vec)`."
     if out is not None: return _write_out(addmv(input, mat, vec, beta=beta, alpha=alpha), out, 'addmv')
     if input.dim() > 1 or mat.dim() != 2 or vec.dim() != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got {input.dim()}, {mat.dim()}, {vec.dim()}")
-    return _axpby(input, mv(mat, vec), beta, alpha)
+    r = _half_opmath(lambda i, a, b: addmv(i, a, b, beta=beta, alpha=alpha), input, mat, vec)
+    return r if r is not None else _axpby(input, mv(mat, vec), beta, alpha)
 
 def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any = 1, out: Any = None) -> Tensor:
     "`beta * input + alpha * outer(vec1, vec2)`."
@@ -106,12 +114,20 @@ def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any
 def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1, out: Any = None) -> Tensor:
     "`beta * input + alpha * bmm(batch1, batch2)`."
     if out is not None: return _write_out(baddbmm(input, batch1, batch2, beta=beta, alpha=alpha), out, 'baddbmm')
-    return _axpby(input, bmm(batch1, batch2), beta, alpha)
+    r = _half_opmath(lambda i, a, b: baddbmm(i, a, b, beta=beta, alpha=alpha), input, batch1, batch2)
+    return r if r is not None else _axpby(input, bmm(batch1, batch2), beta, alpha)
 
 def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1, out: Any = None) -> Tensor:
     "`beta * input + alpha * sum_b batch1[b] @ batch2[b]`."
     if out is not None: return _write_out(addbmm(input, batch1, batch2, beta=beta, alpha=alpha), out, 'addbmm')
-    return _axpby(input, bmm(batch1, batch2).sum(0), beta, alpha)
+    if batch1.dim() == 3 and batch2.dim() == 3 and batch1.shape[0] == batch2.shape[0] and batch1.shape[2] == batch2.shape[1]:
+        # PyTorch's loop: one addmm per batch into the result, so the result keeps input's dtype and half tensors
+        # round after each batch
+        if batch1.shape[0] == 0: return _axpby(input, zeros(batch1.shape[1], batch2.shape[2], dtype=input.dtype), beta, alpha)
+        r = addmm(input, batch1[0], batch2[0], beta=beta, alpha=alpha)
+        for b in range(1, batch1.shape[0]): r = addmm(r, batch1[b], batch2[b], alpha=alpha)
+        return r
+    return _axpby(input, bmm(batch1, batch2).sum(0), beta, alpha)   # raises bmm's errors
 
 _addcmul = _pointwise('AddcmulBackward0',
     lambda x, a, b, v, d: opmath(lambda x, a, b: x + (a * v) * b, x.to(d), a.to(d), b.to(d), out_dtype=d),
@@ -608,29 +624,46 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0) -> Tensor:
     if not x1.dtype.is_floating_point: raise RuntimeError(f"cdist only supports floating-point dtypes, X1 got: {torch_name(x1.dtype)}")
     if not x2.dtype.is_floating_point: raise RuntimeError(f"cdist only supports floating-point dtypes, X2 got: {torch_name(x2.dtype)}")
     if x1.dtype != x2.dtype: raise RuntimeError(f"expected scalar type {torch_name(x1.dtype)} but found {torch_name(x2.dtype)}")
+    if x1.dtype in (dt.float16, dt.bfloat16): raise NotImplementedError(f"\"cdist\" not implemented for '{torch_name(x1.dtype)}'")
+    for n, x in (('X1', x1), ('X2', x2)):
+        if x.dim() < 2: raise RuntimeError(f"cdist only supports at least 2D tensors, {n} got: {x.dim()}D")
     d = x1.unsqueeze(-2) - x2.unsqueeze(-3)
     if p == 1: return abs(d).sum(-1)
     if p == 2:
         s = (d * d).sum(-1)
         z = s == 0
         return where(z, 0.0, sqrt(where(z, 1.0, s)))
-    raise NotImplementedError("cdist: only p=1 and p=2")
+    if p < 0: raise RuntimeError("cdist only supports non-negative p values")
+    a = abs(d)
+    if p == 0: return (a != 0).to(a.dtype).sum(-1)
+    if p == math.inf: return a.amax(-1) if a.shape[-1] else a.sum(-1)
+    s = (a ** p).sum(-1)                                   # any other p: the p-th root of the sum of |d|^p
+    z = s == 0
+    return where(z, 0.0, where(z, 1.0, s) ** (1.0 / p))
 
 def cov(input: Tensor, *, correction: int = 1, fweights: Any = None, aweights: Any = None) -> Tensor:
     "Covariance of the rows (variables) over the columns (observations)."
     if fweights is not None or aweights is not None: raise NotImplementedError("cov: weights")
+    if input.dtype is dt.bool: raise RuntimeError("cov(): bool dtype is not supported for input")
+    if input.dim() > 2:
+        raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an input with {input.dim()} dimensions")
     x = _float(input if input.dim() == 2 else input.reshape(1, -1))
     n = x.shape[1]
     xc = x - x.mean(1, keepdim=True)
     c = mm(xc, xc.conj().t() if x.dtype.is_complex else xc.t()) / builtins.max(n - correction, 0)
-    return c.squeeze() if input.dim() < 2 else c
+    return c.squeeze()                                     # one variable gives a 0-d result, like torch
 
 def corrcoef(input: Tensor) -> Tensor:
     "Pearson correlation coefficients of the rows, clipped to [-1, 1]."
+    if input.dim() > 2:
+        raise RuntimeError(f"corrcoef(): expected input to have two or fewer dimensions but got an input with {input.dim()} dimensions")
     c = cov(input)
     if c.dim() == 0: return c / c
     d = sqrt(c.diagonal())
-    return clamp(c / d.unsqueeze(1) / d.unsqueeze(0), -1, 1)
+    r = c / d.unsqueeze(1) / d.unsqueeze(0)
+    if not r.dtype.is_complex: return clamp(r, -1, 1)
+    import minitorch                                       # complex: torch clips the real and imaginary parts apart
+    return minitorch.complex(clamp(minitorch.real(r), -1, 1), clamp(minitorch.imag(r), -1, 1))
 
 # %% ../nbs/08d_more_ops.ipynb #628a93af
 def _seq(tensors: Any) -> list:
@@ -640,19 +673,23 @@ def meshgrid(*tensors: Any, indexing: str = 'ij') -> tuple:
     "Coordinate grids from 1-D tensors (`indexing='ij'` matrix, `'xy'` Cartesian)."
     ts = _seq(tensors)
     if not ts: raise RuntimeError("torch.meshgrid: Expected at least one tensor")
+    for t in ts:
+        if t.dim() > 1: raise RuntimeError(f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: {t}")
     _same_dtype("meshgrid", *ts)
     if indexing not in ('ij', 'xy'):
         raise RuntimeError(f"torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but received: {indexing}")
     swap = indexing == 'xy' and len(ts) >= 2
     if swap: ts = [ts[1], ts[0]] + ts[2:]
     shape = [t.numel() for t in ts]
-    outs = [t.reshape(*[-1 if j == i else 1 for j in range(len(ts))]).expand(*shape) for i, t in enumerate(ts)]
+    outs = [t.reshape(*[-1 if j == i else 1 for j in range(len(ts))]).expand(tuple(shape)) for i, t in enumerate(ts)]
     if swap: outs = [outs[1], outs[0]] + outs[2:]
     return tuple(outs)
 
 def cartesian_prod(*tensors: Tensor) -> Tensor:
     "All combinations of the elements of 1-D tensors, one per row."
     ts = _seq(tensors)
+    for t in ts:
+        if t.dim() != 1: raise RuntimeError(f"Expect a 1D vector, but got shape {list(t.shape)}")
     if len(ts) == 1: return ts[0]
     return stack([g.reshape(-1) for g in meshgrid(*ts, indexing='ij')], 1)
 
@@ -756,6 +793,7 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None, *, ou
     "`gather` along `dim` with broadcasting (flattened when `dim` is None)."
     if out is not None: return _write_out(take_along_dim(input, indices, dim), out, 'take_along_dim')
     if dim is None: return flatten(input).gather(0, flatten(indices))
+    if input.dim() == 0: raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     d = dim % input.dim()
     s_in, s_ix = list(input.shape), list(indices.shape)
     s_in[d] = s_ix[d] = 1
@@ -763,11 +801,14 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None, *, ou
     b = list(broadcast_shapes(tuple(s_in), tuple(s_ix)))
     bi, bx = list(b), list(b)
     bi[d], bx[d] = input.shape[d], indices.shape[d]
-    return gather(input.expand(*bi), d, indices.expand(*bx))
+    return gather(input.expand(tuple(bi)), d, indices.expand(tuple(bx)))
 
 def isin(elements: Any, test_elements: Any, *, assume_unique: bool = False, invert: bool = False) -> Tensor:
     "Elementwise membership of `elements` in `test_elements`."
     e = elements if isinstance(elements, Tensor) else tensor(elements)
+    for a in (e, test_elements):
+        if isinstance(a, Tensor) and (a.dtype is dt.bool or a.dtype.is_complex):
+            raise RuntimeError(f"Unsupported input type encountered for isin(): {torch_name(a.dtype)}")
     t = flatten(test_elements if isinstance(test_elements, Tensor) else tensor(test_elements)).detach()
     if t.numel() == 0: r = zeros(*e.shape, dtype=dt.bool)
     else: r = (e.detach().unsqueeze(-1) == t).any(-1)
@@ -783,13 +824,20 @@ def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False
             raise RuntimeError("torch.searchsorted(): side and right can't be set to opposites, got side of left while right was True")
         right = side == 'right'
     s = sorted_sequence.detach()
+    if s.dtype is dt.bool and (input.dtype is dt.bool and input.numel() if isinstance(input, Tensor) else isinstance(input, bool)):
+        raise NotImplementedError("\"searchsorted_out_cpu\" not implemented for 'Bool'")
     if sorter is not None: s = s.gather(-1, sorter)
     scalar = not isinstance(input, Tensor)
     v = tensor(input) if scalar else input.detach()
+    if s.dim() != 1 and v.dim() == 0:
+        raise RuntimeError(f"torch.searchsorted(): input value can be a scalar only when boundaries tensor dimension is 1, "
+                           f"but we got boundaries tensor dim({s.dim()}) and input value's dim(0) numel(1)")
+    if s.dim() == 0: raise RuntimeError("torch.searchsorted(): boundaries tensor should have positive dimension, but got 0 dimension")
+    # PyTorch's binary search counts the boundaries that are not >= (right: not >) the value, so a NaN value lands last
     if s.dim() == 1:
-        c = (s <= v.unsqueeze(-1)) if right else (s < v.unsqueeze(-1))
+        c = ~(s > v.unsqueeze(-1)) if right else ~(s >= v.unsqueeze(-1))
     else:
-        c = (s.unsqueeze(-2) <= v.unsqueeze(-1)) if right else (s.unsqueeze(-2) < v.unsqueeze(-1))
+        c = ~(s.unsqueeze(-2) > v.unsqueeze(-1)) if right else ~(s.unsqueeze(-2) >= v.unsqueeze(-1))
     return c.sum(-1, dtype=dt.int32 if out_int32 else dt.int64)
 
 def bucketize(input: Any, boundaries: Tensor, *, out_int32: bool = False, right: bool = False, out: Any = None) -> Tensor:
@@ -888,7 +936,7 @@ def unique_consecutive(input: Tensor, return_inverse: bool = False, return_count
 
 def _index_expand(index: Tensor, dim: int, shape: Sequence[int]) -> Tensor:
     "`index` (1-D) laid along `dim` and expanded to `shape`."
-    return index.reshape(*[-1 if i == dim else 1 for i in range(len(shape))]).expand(*shape)
+    return index.reshape(*[-1 if i == dim else 1 for i in range(len(shape))]).expand(tuple(shape))
 
 def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
     "`input` with `alpha * source` slices added at `index` along `dim` (repeated indices accumulate)."
@@ -917,6 +965,7 @@ def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
 def renorm(input: Tensor, p: float, dim: int, maxnorm: float, *, out: Any = None) -> Tensor:
     "Rescale each slice along `dim` whose `p`-norm exceeds `maxnorm` to norm `maxnorm`."
     if out is not None: return _write_out(renorm(input, p, dim, maxnorm), out, 'renorm')
+    if input.dim() < 2: raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.dim()} dimensions")
     d = dim % input.dim()
     others = tuple(i for i in range(input.dim()) if i != d)
     nrm = input.norm(p, dim=others, keepdim=True)
@@ -928,25 +977,31 @@ def narrow_copy(input: Tensor, dim: int, start: int, length: int) -> Tensor:
 
 # %% ../nbs/08d_more_ops.ipynb #735efe95
 def _trap_terms(y: Tensor, x: Tensor | None, dx: Any, dim: int) -> Tensor:
-    "The trapezoids `(y[i] + y[i+1]) / 2 * (x[i+1] - x[i])` along `dim`."
+    "Along `dim`: `dx / 2 * (y[i+1] + y[i])`, or with sample points `(x[i+1] - x[i]) * (y[i+1] + y[i])` (not yet halved)."
     d = dim % y.dim()
     L = y.shape[d]
-    avg = (narrow(y, d, 1, L - 1) + narrow(y, d, 0, L - 1)) / 2
-    if x is None: return avg * (1 if dx is None else dx)
+    s = narrow(y, d, 1, L - 1) + narrow(y, d, 0, L - 1)
+    if x is None: return (1 if dx is None else dx) / 2 * s
     if x.dim() == 1:
         h = x[1:] - x[:-1]
         h = h.reshape(*[-1 if i == d else 1 for i in range(y.dim())])
     else:
         h = diff(x, dim=dim)
-    return avg * h
+    return h * s                                           # the caller halves it (PyTorch's order)
 
 def trapezoid(y: Tensor, x: Any = None, *, dx: Any = None, dim: int = -1) -> Tensor:
     "Trapezoid rule along `dim`, with sample points `x` or spacing `dx` (default 1)."
     if x is not None and not isinstance(x, Tensor):
         raise TypeError(f"trapezoid() received an invalid combination of arguments - got (Tensor, {type(x).__name__}): "
                         "x must be a Tensor; pass a spacing as dx=")
-    if y.shape[dim % y.dim()] == 0: return _float(y).sum(dim)
-    return _trap_terms(y, x, dx, dim).sum(dim)
+    if y.dtype is dt.bool: raise RuntimeError("trapezoid: received a bool input for `y`, but bool is not supported")
+    if y.dim() == 0: raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    d = dim % y.dim()
+    if y.shape[d] == 0:                                    # empty: zeros in y's own dtype, like torch
+        return zeros(tuple(y.shape[:d]) + tuple(y.shape[d + 1:]), dtype=y.dtype, device=y.device)
+    if x is None:    # PyTorch's formula for a constant spacing: (sum - (first + last) / 2) * dx
+        return (y.sum(d) - (y.select(d, 0) + y.select(d, -1)) * 0.5) * (1 if dx is None else dx)
+    return _trap_terms(y, x, dx, dim).sum(d) / 2
 
 def trapz(y: Tensor, x: Any = None, *, dx: Any = None, dim: int = -1) -> Tensor:
     "Alias of `trapezoid`."
@@ -957,7 +1012,11 @@ def cumulative_trapezoid(y: Tensor, x: Any = None, *, dx: Any = None, dim: int =
     if x is not None and not isinstance(x, Tensor):
         raise TypeError(f"trapezoid() received an invalid combination of arguments - got (Tensor, {type(x).__name__}): "
                         "x must be a Tensor; pass a spacing as dx=")
-    return _trap_terms(y, x, dx, dim).cumsum(dim)
+    if y.dtype is dt.bool: raise RuntimeError("cumulative_trapezoid: received a bool input for `y`, but bool is not supported")
+    if y.dim() == 0: raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+    if y.shape[dim % y.dim()] == 0: return _float(y).narrow(dim, 0, 0)   # nothing to integrate
+    t = _trap_terms(y, x, dx, dim)
+    return (t if x is None else t / 2).cumsum(dim)
 
 def _tri_indices(row: int, col: int, offset: int, lower: bool, dtype: Any, device: Any) -> Tensor:
     r, c = np.tril_indices(row, offset, col) if lower else np.triu_indices(row, offset, col)
@@ -973,21 +1032,24 @@ def triu_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None, devi
 
 def vander(x: Tensor, N: int | None = None, increasing: bool = False) -> Tensor:
     "Vandermonde matrix: columns are powers of `x` (decreasing unless `increasing`)."
+    if x.dim() != 1: raise RuntimeError("x must be a one-dimensional tensor.")
     n = x.shape[0] if N is None else N
     if n < 0: raise RuntimeError("N must be non-negative.")
-    xs = x.to(dt.int64) if x.dtype == dt.bool else x
-    cols = [xs ** k for k in range(n)] if n else []
-    if not cols: return zeros(x.shape[0], 0, dtype=xs.dtype, device=x.device)
-    cols = [c if c.dtype == xs.dtype else c.to(xs.dtype) for c in cols]
-    return stack(cols if increasing else cols[::-1], 1)
+    xs = x.to(dt.int64) if not (x.dtype.is_floating_point or x.dtype.is_complex) else x   # integers become int64
+    if n == 0: return zeros(x.shape[0], 0, dtype=xs.dtype, device=x.device)
+    # PyTorch's order: the running product of [1, x, x, ...] (so complex 1 * inf gives inf+nanj, as in torch)
+    ones = zeros(x.shape[0], 1, dtype=xs.dtype, device=x.device) + 1
+    cols = cat([ones, xs.unsqueeze(1).expand(x.shape[0], n - 1)], 1).cumprod(1) if n > 1 else ones
+    return cols if increasing else cols.flip(1)
 
 def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> Tensor:
     "All length-`r` combinations of the elements of a 1-D tensor, one per row."
     import itertools
     if input.dim() != 1: raise RuntimeError(f"Expect a 1D vector, but got shape {list(input.shape)}")
     f = itertools.combinations_with_replacement if with_replacement else itertools.combinations
-    idx = list(f(range(input.shape[0]), r))
-    if not idx: return zeros(0, dtype=input.dtype, device=input.device) if r else input[:0]
+    idx = list(f(range(input.shape[0]), r)) if r > 0 else []
+    if not idx:        # no combination: (0, r) still in the graph; r = 0 gives a new empty tensor, like torch
+        return input[:0].reshape(0, r).clone() if r else zeros(0, dtype=input.dtype, device=input.device)
     it = tensor(idx, dtype=dt.int64, device=input.device)
     return input.index_select(0, it.reshape(-1)).reshape(len(idx), r)
 

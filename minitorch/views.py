@@ -218,12 +218,12 @@ def expand_as(self: Tensor, other: Tensor) -> Tensor:
 
 def broadcast_to(input: Tensor, size: Sequence[int]) -> Tensor:
     "Broadcast to `size`."
-    return input.expand(*size)
+    return input.expand(tuple(size))
 
 def broadcast_tensors(*tensors: Tensor) -> tuple[Tensor, ...]:
     "Broadcast all tensors to their common shape."
     shape = broadcast_shapes(*(t.shape for t in tensors))
-    return tuple(t.expand(*shape) for t in tensors)
+    return tuple(t.expand(tuple(shape)) for t in tensors)
 
 class Squeeze(Function):
     "Drop size-1 dims."
@@ -277,8 +277,8 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     return input.reshape(*shape[:s], math.prod(shape[s:e + 1]), *shape[e + 1:])
 
 def ravel(input: Tensor) -> Tensor:
-    "All elements as 1-D."
-    return input.reshape(-1)
+    "All elements as 1-D: a view of a contiguous tensor, else a copy (PyTorch's `contiguous().view(-1)`)."
+    return input.contiguous().reshape(-1)
 
 def unflatten(input: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
     "Split dim `dim` into `sizes`."
@@ -421,6 +421,7 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
     if input.ndim == 0: raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     if chunks <= 0: raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     n = input.shape[normalize_dim(dim, input.ndim)]
+    if n == 0: return split(input, [0] * chunks, dim)     # an empty dim gives `chunks` empty pieces, like torch
     return split(input, builtins.max(1, -(-n // chunks)), dim)
 
 def tensor_split(input: Tensor, indices_or_sections: Any, dim: int = 0) -> tuple[Tensor, ...]:
@@ -529,10 +530,12 @@ def flip(input: Tensor, dims: Any) -> Tensor:
 
 def fliplr(input: Tensor) -> Tensor:
     "Flip dim 1."
+    if input.ndim < 2: raise RuntimeError("Input must be >= 2-d.")
     return flip(input, 1)
 
 def flipud(input: Tensor) -> Tensor:
     "Flip dim 0."
+    if input.ndim < 1: raise RuntimeError("Input must be >= 1-d.")
     return flip(input, 0)
 
 def roll(input: Tensor, shifts: Any, dims: Any = None) -> Tensor:
@@ -549,7 +552,7 @@ def roll(input: Tensor, shifts: Any, dims: Any = None) -> Tensor:
         if n == 0: continue
         s %= n
         if s: x = cat([x.narrow(d, n - s, s), x.narrow(d, 0, n - s)], d)
-    return x
+    return x.clone() if x is input else x      # roll always returns a new tensor
 
 @patch
 def repeat(self: Tensor, *sizes: Any) -> Tensor:
@@ -561,8 +564,9 @@ def repeat(self: Tensor, *sizes: Any) -> Tensor:
     inter, target = [], []
     for r, n in zip(sizes, x.shape):
         inter += [1, n]; target += [r, n]
-    y = x.reshape(*inter).expand(*target)
-    return y.reshape(*[r * n for r, n in zip(sizes, x.shape)])
+    y = x.reshape(*inter).expand(tuple(target))
+    out = y.reshape(*[r * n for r, n in zip(sizes, x.shape)]).contiguous()   # never a stride-0 view
+    return out.clone() if builtins.all(r == 1 for r in sizes) else out   # a new tensor even when nothing repeats
 
 def tile(input: Tensor, dims: Sequence[int]) -> Tensor:
     "Like repeat, padding `dims` with leading ones."
@@ -577,7 +581,8 @@ def repeat_interleave(input: Tensor, repeats: Any, dim: int | None = None) -> Te
     if isinstance(repeats, builtins.int):
         x = input.unsqueeze(d + 1)
         shape = list(x.shape); shape[d + 1] = repeats
-        return x.expand(*shape).flatten(d, d + 1)
+        out = x.expand(tuple(shape)).flatten(d, d + 1).contiguous()
+        return out.clone() if repeats == 1 else out
     reps = repeats.tolist() if isinstance(repeats, Tensor) else list(repeats)
     idx = tensor(np.repeat(np.arange(input.shape[d]), reps))
     return index_select(input, d, idx)
@@ -603,6 +608,7 @@ def triu(input: Tensor, diagonal: int = 0, *, out: Any = None) -> Tensor:
 def diag(input: Tensor, diagonal: int = 0, *, out: Any = None) -> Tensor:
     "1-D: a matrix with `input` on a diagonal; 2-D: that diagonal."
     if out is not None: return _write_out(diag(input, diagonal), out, 'diag')
+    if input.ndim not in (1, 2): raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {input.ndim}D")
     if input.ndim == 2: return diagonal_copy(input, diagonal)
     n = input.shape[0] + builtins.abs(diagonal)
     z = zeros(n, n, dtype=input.dtype, device=input._device)
@@ -620,6 +626,8 @@ def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -
 
 def trace(input: Tensor) -> Tensor:
     "Sum of the main diagonal."
+    if input.ndim != 2: raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.ndim}")
+    if input.dtype is dt.bool: raise NotImplementedError("\"trace\" not implemented for 'Bool'")
     return diagonal(input).sum()
 
 # %% ../nbs/08c_views.ipynb #98fa66f3
@@ -649,7 +657,17 @@ def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False,
     _check_index(index)
     if index.ndim != input.ndim and input.ndim:
         raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
-    return Gather.apply(input, normalize_dim(dim, input.ndim), index)
+    d = normalize_dim(dim, input.ndim)
+    if index.numel() == 0: return input.reshape(-1)[:0].reshape(index.shape).clone()   # torch checks nothing then
+    if input.ndim == 0: return gather(input.reshape(1), 0, index.reshape(-1)).reshape(index.shape)
+    x = input
+    for k in range(input.ndim if index.ndim else 0):   # only index's extent of the other dims is read: narrow to it
+        if k == d: continue
+        if index.shape[k] > input.shape[k]:
+            raise RuntimeError(f"Size does not match at dimension {k} expected index {list(index.shape)} to be no "
+                               f"larger than self {list(input.shape)} apart from dimension {d}")
+        if index.shape[k] < input.shape[k]: x = x.narrow(k, 0, index.shape[k])
+    return Gather.apply(x, d, index)
 
 class Scatter(Function):
     "out = x with x[index[i][j]][j] = src[i][j] (or += with reduce='add')."
@@ -680,11 +698,15 @@ def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: A
     "A copy of `input` with `src` (or `value`) written at `index` along `dim`."
     _check_index(index, 'scatter')
     if src is None: src = value
+    if input.ndim == 0:                                       # a 0-d tensor scatters as a 1-element one
+        src = src.reshape(-1) if isinstance(src, Tensor) else src
+        return scatter(input.reshape(1), 0, index.reshape(-1), src, reduce=reduce).reshape(())
     return Scatter.apply(input, normalize_dim(dim, input.ndim), index, _scalar_arg(src), reduce)
 
 def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     "A copy of `input` with `src` added at `index` along `dim` (repeats accumulate)."
     _check_index(index, 'scatter_add')
+    if input.ndim == 0: return scatter_add(input.reshape(1), 0, index.reshape(-1), src.reshape(-1)).reshape(())
     return _ScatterAdd.apply(input, normalize_dim(dim, input.ndim), index, src, 'add')
 
 def index_select(input: Tensor, dim: int, index: Tensor, *, out: Any = None) -> Tensor:
@@ -741,7 +763,7 @@ def masked_select(input: Tensor, mask: Tensor, *, out: Any = None) -> Tensor:
     "The elements where `mask` is True, as 1-D."
     if out is not None: return _write_out(masked_select(input, mask), out, 'masked_select')
     shape = broadcast_shapes(input.shape, mask.shape)
-    return input.expand(*shape)[mask.expand(*shape)]
+    return input.expand(tuple(shape))[mask.expand(tuple(shape))]
 
 def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
     "Indices of the non-zero elements."
@@ -1043,7 +1065,7 @@ def _commit(self: Tensor, new: Tensor) -> Tensor:
         except RuntimeError: shape = new.shape
         if tuple(shape) != tuple(self.shape):
             raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast shape {list(shape)}")
-        new = new.expand(*self.shape)
+        new = new.expand(tuple(self.shape))
     bk = get_backend(self._device.type)
     src = new._data if new.dtype is self.dtype else bk.copy(new._data, self.dtype)
     if self._device.type == 'cpu' and _overlaps(self._data):   # masked_fill_ / index_put_ on an expanded view:
@@ -1095,7 +1117,7 @@ def _copy_fn(x: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
     "The out-of-place value of `x.copy_(src)`: `src` broadcast to x's shape, in x's dtype."
     if not isinstance(src, Tensor): src = tensor(src)
     s = src.to(dtype=x.dtype, device=x._device)
-    return s.expand(*x.shape) if tuple(s.shape) != tuple(x.shape) else (s if s is not src else s + 0 * 0 if False else s)
+    return s.expand(tuple(x.shape)) if tuple(s.shape) != tuple(x.shape) else (s if s is not src else s + 0 * 0 if False else s)
 
 @patch
 def copy_(self: Tensor, src: Tensor, non_blocking: bool = False) -> Tensor:
@@ -1123,7 +1145,7 @@ class _CopyFrom(Function):
     def forward(ctx, old, src):
         ctx.src_dtype = src.dtype
         s = src.to(old.dtype)
-        return (s.expand(*old.shape) if tuple(s.shape) != tuple(old.shape) else s).clone()
+        return (s.expand(tuple(old.shape)) if tuple(s.shape) != tuple(old.shape) else s).clone()
     @staticmethod
     def backward(ctx, g):
         return zeros_like(g), g
