@@ -1,0 +1,164 @@
+"""Three RPC workers (under the launcher): worker0 drives, prints `CHECK name value` lines that tests/test_rpc.py
+compares with torch computed locally. argv[1]: 'basic' or 'dead'."""
+import os
+import sys
+import time
+
+import zmq
+
+import minitorch as torch
+import minitorch.distributed.rpc as rpc
+
+rank = int(os.environ["RANK"])
+MARK = os.environ.get("RPC_MARK_FILE", "/nonexistent")
+
+
+def add(a, b): return a + b
+def boom(msg): raise ValueError(msg)
+def slow(s): time.sleep(s); return s
+def matmul_sum(a, b): return (a @ b).sum()
+def make(n): return torch.arange(float(n))
+def owner_of(r): return (r.owner_name(), r.is_owner(), r.to_here().tolist())
+def alive(rid): return rpc._owner_alive(rid)
+def hold(r):
+    global HELD
+    HELD = r
+    return r.confirmed_by_owner()
+def collect(): import gc; gc.collect()
+def drop():
+    global HELD
+    HELD = None
+def mark(): open(MARK, "w").write("ran")   # a function the evil messages below try to reach
+
+
+@rpc.functions.async_execution
+def async_add(to, a, b):
+    return rpc.rpc_async(to, add, (a, b)).then(lambda f: f.wait() * 2)
+
+
+def check(name, value): print("CHECK", name, repr(value), flush=True)
+
+
+def raw_send(frames):
+    "Send frames to worker1's socket directly, as an intruder or a broken peer would."
+    a = rpc._the_agent()
+    s = zmq.Context.instance().socket(zmq.DEALER)
+    s.connect(a.addrs[1])
+    s.send_multipart(frames)
+    time.sleep(0.3)
+    s.close(0)
+
+
+def basic():
+    x, y = torch.tensor([[1., 2.], [3., 4.]]), torch.tensor([[.5, -1.], [2., 0.]])
+    check("sync", rpc.rpc_sync("worker1", add, (x, y)).tolist())
+    check("builtin", rpc.rpc_sync(2, torch.mul, (x, 3)).tolist())
+    futs = [rpc.rpc_async(f"worker{i % 3}", matmul_sum, (x, y)) for i in range(6)]
+    check("async", [f.wait().item() for f in futs])
+    check("then", rpc.rpc_async("worker1", add, (1, 2)).then(lambda f: f.value() + 10).wait())
+    check("async_execution", rpc.rpc_sync("worker1", async_add, ("worker2", 3, 4)))
+    check("info", (repr(rpc.get_worker_info()), repr(rpc.get_worker_info("worker2"))))
+    big = torch.randn(512, 512)
+    check("big", rpc.rpc_sync("worker2", add, (big, 1.0)).sub(big).sum().item())
+    check("dtypes", [str(rpc.rpc_sync("worker1", add, (torch.ones(3, dtype=d), torch.ones(3, dtype=d))).dtype)
+                     for d in (torch.float16, torch.bfloat16, torch.int32, torch.bool, torch.float64)])
+    # remote and RRefs
+    r = rpc.remote("worker1", make, (4,))
+    check("confirmed_after_remote", r.confirmed_by_owner() in (False, True))
+    check("to_here", r.to_here().tolist())
+    check("rref", (r.owner_name(), r.is_owner(), r.confirmed_by_owner()))
+    check("proxy_sync", r.rpc_sync().sum().item())
+    check("proxy_async", r.rpc_async().mul(2).wait().tolist())
+    check("proxy_remote", r.remote().add(1).to_here().tolist())
+    try:
+        r.local_value()
+    except RuntimeError as e:
+        check("local_value_error", str(e))
+    local = rpc.RRef(torch.ones(2))
+    check("local", (local.is_owner(), local.local_value().tolist(), local.owner_name()))
+    # forks: to the owner (OwnerRRef), to a third worker (a new UserRRef), and the count on the owner
+    check("to_owner", rpc.rpc_sync("worker1", owner_of, (r,)))
+    check("to_third", rpc.rpc_sync("worker2", owner_of, (r,)))
+    check("held_confirmed", rpc.rpc_sync("worker2", hold, (r,)))
+    rid = r._rid
+    del r
+    import gc; gc.collect()
+    time.sleep(0.3)
+    check("alive_while_forked", rpc.rpc_sync("worker1", alive, (rid,)))
+    rpc.rpc_sync("worker2", drop)
+    rpc.rpc_sync("worker2", collect)
+    deadline = time.time() + 5
+    while rpc.rpc_sync("worker1", alive, (rid,)) and time.time() < deadline: time.sleep(0.05)
+    check("released", rpc.rpc_sync("worker1", alive, (rid,)))
+    # errors
+    for how in ("sync", "future"):
+        try:
+            rpc.rpc_sync("worker1", boom, ("bad value",)) if how == "sync" else \
+                rpc.rpc_async("worker2", boom, ("bad value",)).wait()
+        except ValueError as e:
+            check(f"remote_error_{how}", (type(e).__name__, str(e).splitlines()[0], "in boom" in str(e),
+                                          "bad value" in str(e)))
+    try:
+        rpc.rpc_sync("worker9", add, (1, 2))
+    except RuntimeError as e:
+        check("unknown", str(e))
+    try:
+        rpc.rpc_sync("worker1", slow, (2.0,), timeout=0.5)
+    except RuntimeError as e:
+        check("timeout", str(e))
+    rpc._set_rpc_timeout(0.4)
+    try:
+        rpc.rpc_sync("worker2", slow, (2.0,))
+    except RuntimeError as e:
+        check("default_timeout", str(e))
+    rpc._set_rpc_timeout(60.0)
+    check("after_timeout", rpc.rpc_sync("worker1", add, (2, 2)))
+    # safety: a crafted pickle that would run code, an intruder without the token, broken messages
+    a = rpc._the_agent()
+    evil = b"c__main__\nmark\n(tR."
+    evil2 = b"cos\nsystem\n(S'touch " + MARK.encode() + b"'\ntR."
+    for i, payload in enumerate((evil2,)):
+        mid = 10_000 + i
+        ev = __import__("threading").Event(); slot = [ev, None, None]
+        a.pending[mid] = slot
+        hdr = rpc._HEADER.pack(rpc._MAGIC, rpc.REQUEST, 0, mid, a.token, 0, len(payload), 0, -1, -1)
+        a._push([b"D" + (1).to_bytes(4, "little", signed=True), hdr, payload])
+        ev.wait(5)
+        kind, src, ctx, send, frames = slot[1]
+        err = rpc._remote_error(a.workers[1], *a._decode(src, ctx, send, frames))
+        check("evil_pickle", (type(err).__name__, "refuses to unpickle global 'os.system'" in str(err)))
+    good = (mark, (), {})
+    payload, bufs, _, _ = rpc._dumps(good, 1)
+    raw_send([rpc._HEADER.pack(rpc._MAGIC, rpc.REQUEST, 0, 1, b"x" * 16, 0, len(payload), 0, -1, -1), payload])
+    raw_send([rpc._HEADER.pack(rpc._MAGIC, rpc.REQUEST, 0, 2, a.token, 0, len(payload) + 5, 0, -1, -1), payload])
+    raw_send([rpc._HEADER.pack(rpc._MAGIC, rpc.REQUEST, 0, 3, a.token, 2, len(payload), 0, -1, -1), payload])
+    raw_send([b"garbage", payload])
+    check("rejected", rpc.rpc_sync("worker1", rejected))
+    check("never_ran", os.path.exists(MARK))
+
+
+def rejected():
+    return [m.split(":")[0] for m in rpc._the_agent().rejected]
+
+
+def dead():
+    if rank == 2:
+        os._exit(0)
+    if rank == 0:
+        time.sleep(0.5)
+        t0 = time.time()
+        try:
+            rpc.rpc_sync("worker2", add, (1, 1), timeout=1.0)
+        except RuntimeError as e:
+            check("dead_peer", (str(e), round(time.time() - t0)))
+    rpc.shutdown(graceful=False)
+
+
+if __name__ == "__main__":
+    rpc.init_rpc(f"worker{rank}", rpc_backend_options=rpc.TensorPipeRpcBackendOptions(rpc_timeout=20))
+    if sys.argv[1] == "dead":
+        dead()
+    else:
+        if rank == 0: basic()
+        rpc.shutdown()
+        print("SHUTDOWN", rank, flush=True)

@@ -1,0 +1,98 @@
+"""minitorch.distributed.rpc on three real processes under the launcher, each run with a timeout. torch's own rpc
+is the oracle where it runs here; otherwise the numbers are computed locally with torch."""
+import ast
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+HERE = Path(__file__).parent / "dist"
+pytestmark = pytest.mark.dist
+
+
+def launch(script: str, *args: str, timeout: float = 40, env: dict | None = None) -> subprocess.CompletedProcess:
+    cmd = [sys.executable, "-m", "minitorch.distributed.run", "--nproc-per-node", "3", "--timeout", str(timeout),
+           str(HERE / script), *args]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout + 20, env={**os.environ, **(env or {})})
+
+
+def checks(res) -> dict:
+    out = {}
+    for line in res.stdout.splitlines():
+        if line.startswith("CHECK "):
+            _, name, value = line.split(" ", 2)
+            out[name] = ast.literal_eval(value)
+    return out
+
+
+@pytest.fixture(scope="module")
+def basic(tmp_path_factory):
+    mark = tmp_path_factory.mktemp("rpc") / "mark"
+    res = launch("rpc_workers.py", "basic", env={"RPC_MARK_FILE": str(mark)})
+    assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
+    return checks(res), res, mark
+
+
+def test_rpc_sync_async_against_torch(basic):
+    c, _, _ = basic
+    x, y = torch.tensor([[1., 2.], [3., 4.]]), torch.tensor([[.5, -1.], [2., 0.]])
+    assert c["sync"] == torch.add(x, y).tolist()
+    assert c["builtin"] == torch.mul(x, 3).tolist()
+    assert c["async"] == [(x @ y).sum().item()] * 6
+    assert c["then"] == 13 and c["async_execution"] == 14
+    assert c["info"] == ("WorkerInfo(id=0, name=worker0)", "WorkerInfo(id=2, name=worker2)")
+    assert c["big"] == 512 * 512
+    assert c["dtypes"] == ["minitorch.float16", "minitorch.bfloat16", "minitorch.int32", "minitorch.bool",
+                           "minitorch.float64"]
+
+
+def test_remote_rref_and_proxies(basic):
+    c, _, _ = basic
+    a = torch.arange(4.)
+    assert c["to_here"] == a.tolist()
+    assert c["rref"] == ("worker1", False, True)
+    assert c["proxy_sync"] == a.sum().item()
+    assert c["proxy_async"] == (a * 2).tolist() and c["proxy_remote"] == (a + 1).tolist()
+    assert c["local_value_error"] == "Cannot call localValue() on a non-local reference. Call it on worker1"
+    assert c["local"] == (True, [1.0, 1.0], "worker0")
+
+
+def test_forks_and_reference_counting(basic):
+    c, _, _ = basic
+    assert c["to_owner"] == ("worker1", True, [0.0, 1.0, 2.0, 3.0])     # sent to its owner: the OwnerRRef
+    assert c["to_third"] == ("worker1", False, [0.0, 1.0, 2.0, 3.0])    # to a third worker: a new UserRRef
+    assert c["alive_while_forked"] is True     # the creator's RRef is gone, worker2's fork still holds the value
+    assert c["released"] is False              # ... and once that one goes too, the owner lets it go
+
+
+def test_remote_errors_unknown_names_and_timeouts(basic):
+    c, _, _ = basic
+    assert c["remote_error_sync"] == ("ValueError", "On WorkerInfo(id=1, name=worker1):", True, True)
+    assert c["remote_error_future"] == ("ValueError", "On WorkerInfo(id=2, name=worker2):", True, True)
+    assert c["unknown"] == "could not find destination name worker9"
+    assert c["timeout"].startswith("RPC ran for more than set timeout (500 ms)")
+    assert c["default_timeout"].startswith("RPC ran for more than set timeout (400 ms)")
+    assert c["after_timeout"] == 4
+
+
+def test_safety(basic):
+    c, res, mark = basic
+    assert c["evil_pickle"] == ("UnpicklingError", True)
+    assert c["rejected"] == ["RPC message from outside the group", "truncated RPC message", "truncated RPC message",
+                             "malformed RPC message"]
+    assert c["never_ran"] is False and not mark.exists()
+
+
+def test_graceful_shutdown(basic):
+    _, res, _ = basic
+    assert sorted(l for l in res.stdout.splitlines() if l.startswith("SHUTDOWN")) == [f"SHUTDOWN {r}" for r in range(3)]
+
+
+def test_dead_peer_is_a_timeout_not_a_hang():
+    res = launch("rpc_workers.py", "dead", timeout=30)
+    c = checks(res)
+    assert c["dead_peer"] == ("RPC ran for more than set timeout (1000 ms) and will now be marked with an error", 1), \
+        res.stdout[-2000:] + res.stderr[-2000:]
