@@ -506,3 +506,8 @@ def _poly(kind: int, name: str) -> Any:
  hermite_polynomial_he, laguerre_polynomial_l, legendre_polynomial_p) = (_poly(k, n) for k, n in enumerate(
     ('chebyshev_polynomial_t', 'chebyshev_polynomial_u', 'chebyshev_polynomial_v', 'chebyshev_polynomial_w',
      'hermite_polynomial_h', 'hermite_polynomial_he', 'laguerre_polynomial_l', 'legendre_polynomial_p')))
+
+# %% ../nbs/21a_special.ipynb #3f92fd2e
+from .special_bessel import (bessel_j0, bessel_j1, bessel_y0, bessel_y1, modified_bessel_i0,
+                                      modified_bessel_i1, modified_bessel_k0, modified_bessel_k1,
+                                      scaled_modified_bessel_k0, scaled_modified_bessel_k1, spherical_bessel_j0)
