@@ -102,3 +102,8 @@ def __getattr__(name: str):
 
 # %% ../nbs/99_api.ipynb #5cc9c8d6
 from . import amp   # torch.amp: GradScaler; importing it also registers minitorch.cuda.amp
+
+# %% ../nbs/99_api.ipynb #d4c95511
+from . import dispatch
+dispatch.install_doors()   # keep last: every public op imported above gets its door
+dispatch.alias_torch_modules()   # minitorch.overrides, minitorch.utils._python_dispatch, .flop_counter

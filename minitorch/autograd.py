@@ -29,6 +29,8 @@ class _ThreadState(threading.local):
         self.grad_enabled: bool = True
         self.inference: bool = False
         self.final_callbacks: list = []   # one queue per running backward (nested ones stack)
+        self.function_modes: list = []    # the mode stacks of the dispatcher chapter (17a): empty, the fast path
+        self.dispatch_modes: list = []
 
 _State = _ThreadState()   # read `_State.grad_enabled`; the hot path reads `_State.__dict__` once (one lookup)
 
@@ -237,7 +239,9 @@ def _grad_acc(t: Tensor) -> AccumulateGrad:
 
 # %% ../nbs/07_autograd.ipynb #bd7483e2
 _IN_FORWARD = 0   # grad mode inside `forward`: off (falsy) but not `False`, which means the user's no_grad
-_apply_hook: Callable | None = None   # hook(cls, args, kwargs) that sees every `Function.apply` (forward AD, ch. 19)
+_modes_on = [0]   # modes pushed in any thread (ch. 17a): while 0, `apply` goes straight to the op
+_dispatch_apply: Callable | None = None   # the dispatcher's `Function.apply` when a mode listens (set in ch. 17a)
+_dispatch_leaf: Callable | None = None    # ... and its leaf accumulation
 
 class Function:
     "Base class of differentiable ops: subclass with static `forward(ctx, *args)` and `backward(ctx, *grads)`."
@@ -247,6 +251,9 @@ class Function:
         super().__init_subclass__(**kwargs)
         name = cls.__dict__.get('_node_name') or f"{cls.__name__}Backward"
         cls._node_cls = type(name, (Node,), {'_fn': cls, '__slots__': ()})
+        if '_op_name' not in cls.__dict__:   # the op's name for the dispatcher: MulBackward0 -> 'mul'
+            base = re.sub(r'Backward\d*$', '', name).lstrip('_')
+            cls._op_name = re.sub(r'(?<=[a-z0-9])(?=[A-Z])', '_', base).lower()
 
     @staticmethod
     def forward(ctx: Node, *args: Any, **kwargs: Any) -> Any:
@@ -261,7 +268,7 @@ class Function:
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
         "Run `forward` and, when some tensor input requires grad, record a backward node for the outputs."
-        if _apply_hook is not None: return _apply_hook(cls, args, kwargs)
+        if _modes_on[0] and _State.dispatch_modes: return _dispatch_apply(cls, args, kwargs)   # a mode listens
         return cls._apply(*args, **kwargs)
 
     @classmethod
@@ -413,7 +420,8 @@ def run_backward(roots: Sequence[Tensor], grads: Sequence[Tensor], retain_graph:
             want.setdefault(key, []).append(k)
     captured: list = [None] * (len(capture) if capture is not None else 0)
     run = _leading_to({n for n, _ in want}, order) if capture is not None else None
-    prev_mode = _State.grad_enabled
+    prev_mode, prev_fmodes = _State.grad_enabled, _State.function_modes
+    _State.function_modes = []   # backward's ops are below the public API: function modes do not see them
     queues = _State.final_callbacks
     queues.append([])   # this backward's `queue_callback` queue
     _State.grad_enabled = create_graph
@@ -445,7 +453,8 @@ def run_backward(roots: Sequence[Tensor], grads: Sequence[Tensor], retain_graph:
         if run is not None and node not in run: return   # autograd.grad: leads to none of the inputs
         if type(node) is AccumulateGrad:
             if accumulate and buf[0] is not None:
-                _accumulate_into_leaf(node.variable, buf[0], create_graph)
+                if _modes_on[0] and _State.dispatch_modes: _dispatch_leaf(node.variable, buf[0], create_graph)
+                else: _accumulate_into_leaf(node.variable, buf[0], create_graph)
                 post = node.variable.__dict__.get('_post_acc_hooks')
                 if post:   # the gradient is final for this backward (DDP starts communicating here)
                     for h in list(post): h(node.variable)
@@ -501,7 +510,7 @@ def run_backward(roots: Sequence[Tensor], grads: Sequence[Tensor], retain_graph:
             cbs[i](); i += 1
     finally:
         queues.pop()
-        _State.grad_enabled = prev_mode
+        _State.grad_enabled, _State.function_modes = prev_mode, prev_fmodes
     return captured if capture is not None else None
 
 def _leading_to(targets: set, order: list) -> set:

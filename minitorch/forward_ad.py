@@ -14,6 +14,7 @@ from typing import Any, Callable
 from . import dtypes as dt
 from .tensors import Tensor, zeros_like
 from .autograd import Function, Node
+from .dispatch import TorchDispatchMode
 from . import autograd as _autograd, ops as _ops, reductions as _red, views as _views
 from .ops import where, cos, sin, cosh, sinh, sqrt, exp, log, sgn
 
@@ -29,10 +30,10 @@ class _FwThreadState(threading.local):
     "This thread's forward-AD level (None outside `dual_level`) and a re-entrancy flag for the jvp rules."
     level: int | None = None
     busy: bool = False
+    mode: Any = None   # the dispatch mode that `enter_dual_level` pushed
 
 _FwState = _FwThreadState()   # per thread, as PyTorch's
 _level_ids = itertools.count(1)   # level ids are unique across threads
-_open_levels = [0]   # levels open in any thread: while 0, `Function.apply` skips the tangent machinery at once
 
 UnpackedDualTensor = collections.namedtuple('UnpackedDualTensor', ['primal', 'tangent'])
 UnpackedDualTensor.__doc__ = "What `unpack_dual` returns: the primal and its tangent (None when there is none)."
@@ -42,15 +43,20 @@ def enter_dual_level() -> int:
     if _FwState.level is not None:
         raise RuntimeError("Nested forward mode AD is not supported at the moment")
     _FwState.level = next(_level_ids)
-    _open_levels[0] += 1
+    _FwState.mode = _ForwardADMode().__enter__()   # from now on it sees every `Function.apply` of this thread
     return _FwState.level
 
 def exit_dual_level(*, level: int | None = None) -> None:
     "Close the current level: the tangents created in it are dropped."
     if level is not None and level != _FwState.level:
         raise RuntimeError("Trying to exit a forward AD level that was not the last one that was created.")
-    if _FwState.level is not None: _open_levels[0] -= 1
-    _FwState.level = None
+    if _FwState.level is not None: _FwState.mode.__exit__(None, None, None)
+    _FwState.level = _FwState.mode = None
+
+class _ForwardADMode(TorchDispatchMode):
+    "Forward-mode AD as a dispatch mode: `dual_level` pushes it, and it sees each `Function.apply` of its thread."
+    _functions_only = True   # the ops the door sends without a `Function` (comparisons, creation) pass it
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None): return _fw_apply(func, args, kwargs or {})
 
 class dual_level(contextlib.ContextDecorator):
     "Context manager (and decorator) for a forward-AD level: `with dual_level(): ...`."
@@ -353,21 +359,21 @@ def _rule_for(cls: type) -> Callable | None:
         if r is not None: return r
     return None
 
-def _fw_apply(cls: type, args: tuple, kwargs: dict) -> Any:
-    "The `Function.apply` hook of forward-mode AD: run the op, then its jvp rule on the inputs' tangents."
-    if not _open_levels[0]: return cls._apply(*args, **kwargs)   # no level open anywhere: the common case
-    if _FwState.level is None or _FwState.busy: return cls._apply(*args, **kwargs)
+def _fw_apply(func: Any, args: tuple, kwargs: dict) -> Any:
+    "Forward-mode AD's view of one `Function.apply`: run the op (below this mode), then its jvp rule on the tangents."
+    cls = func.function
+    if _FwState.level is None or _FwState.busy: return func(*args, **kwargs)
     tans = [_get_tangent(a) for a in args]
-    if all(t is None for t in tans): return cls._apply(*args, **kwargs)
+    if all(t is None for t in tans): return func(*args, **kwargs)
     custom = getattr(cls, 'jvp', None)
     ctxs: list = []
     if custom is not None:   # capture the ctx that `apply` creates for `forward`
         node_cls = cls._node_cls
         cls._node_cls = lambda: ctxs.append(node_cls()) or ctxs[-1]
-        try: out = cls._apply(*args, **kwargs)
+        try: out = func(*args, **kwargs)
         finally: cls._node_cls = node_cls
     else:
-        out = cls._apply(*args, **kwargs)
+        out = func(*args, **kwargs)
     _FwState.busy = True
     try:
         if custom is not None:
@@ -435,8 +441,7 @@ def _save_for_forward(self: Node, *tensors: Tensor | None) -> None:
     self._saved_fwd = tensors
 
 def _install() -> None:
-    "Register forward-mode AD with the core: the `Function.apply` hook, in-place tangents, `save_for_forward`."
-    _autograd._apply_hook = _fw_apply
+    "Register forward-mode AD with the core: in-place tangents and `save_for_forward`."
     _views._commit, _views._snapshot = _fw_commit, _fw_snapshot
     Node.save_for_forward = _save_for_forward
 
