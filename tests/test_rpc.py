@@ -96,3 +96,27 @@ def test_dead_peer_is_a_timeout_not_a_hang():
     c = checks(res)
     assert c["dead_peer"] == ("RPC ran for more than set timeout (1000 ms) and will now be marked with an error", 1), \
         res.stdout[-2000:] + res.stderr[-2000:]
+
+
+def test_distributed_autograd_and_optimizer_against_torch():
+    "A parameter server (worker2), a middle stage (worker1), a driver (worker0): the same program in one torch process."
+    res = launch("rpc_autograd.py")
+    assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
+    c = checks(res)
+    W = torch.tensor([[0.5, -1.0, 2.0], [1.5, 0.25, -0.5]], requires_grad=True)
+    x = torch.tensor([[1.0, 2.0], [-0.5, 0.75]], requires_grad=True)
+    w = torch.tensor([[0.3, -0.2, 1.1], [0.9, 0.4, -0.6]], requires_grad=True)
+    v = torch.tensor([2.0, -1.0, 0.5], requires_grad=True)
+    loss = (((x @ W).tanh() * w).sigmoid() * 3 * v).sum()
+    loss.backward()
+    close = lambda a, b: torch.testing.assert_close(torch.tensor(a), b.detach())
+    assert c["context_id"] == 0 and c["context_id2"] == 1
+    assert c["nested"] == "Already have an autograd context id for this thread."
+    close(c["loss"], loss)
+    close(c["grad_x"], x.grad); close(c["grad_w"], w.grad); close(c["grad_v"], v.grad)
+    close(c["grad_weight"], W.grad)
+    assert c["dot_grad_untouched"] == (None, None)            # gradients live in the context, not in .grad
+    assert c["second_backward"] == "Trying to backward through the graph a second time"
+    opt = torch.optim.SGD([W, v], lr=0.1)
+    opt.step()
+    close(c["weight_after_step"], W); close(c["v_after_step"], v)

@@ -1,0 +1,62 @@
+"""Distributed autograd and DistributedOptimizer on three workers (under the launcher): worker2 is a parameter
+server, worker1 runs a middle stage, worker0 drives. Prints `CHECK name value` lines for tests/test_rpc.py."""
+import os
+
+import minitorch as torch
+import minitorch.distributed.autograd as dist_autograd
+import minitorch.distributed.rpc as rpc
+from minitorch.distributed.optim.distributed_optimizer import DistributedOptimizer
+
+rank = int(os.environ["RANK"])
+
+
+class ParameterServer:
+    def __init__(self):
+        self.weight = torch.tensor([[0.5, -1.0, 2.0], [1.5, 0.25, -0.5]], requires_grad=True)
+
+    def forward(self, x): return (x @ self.weight).tanh()
+    def param_rrefs(self): return [rpc.RRef(self.weight)]
+
+
+def middle(h, w): return (h * w).sigmoid() * 3          # worker1: a stage with its own input w
+def ps_grads(ps, cid): return dist_autograd.get_gradients(cid)[ps.local_value().weight].tolist()
+def ps_weight(ps): return ps.local_value().weight.tolist()
+def check(name, value): print("CHECK", name, repr(value), flush=True)
+
+
+if __name__ == "__main__":
+    rpc.init_rpc(f"worker{rank}")
+    if rank == 0:
+        ps = rpc.remote("worker2", ParameterServer)
+        x = torch.tensor([[1.0, 2.0], [-0.5, 0.75]], requires_grad=True)
+        w = torch.tensor([[0.3, -0.2, 1.1], [0.9, 0.4, -0.6]], requires_grad=True)
+        v = torch.tensor([2.0, -1.0, 0.5], requires_grad=True)
+        opt = DistributedOptimizer(torch.optim.SGD, ps.rpc_sync().param_rrefs() + [rpc.RRef(v)], lr=0.1)
+        with dist_autograd.context() as cid:
+            check("context_id", cid)
+            try:
+                with dist_autograd.context(): pass
+            except RuntimeError as e:
+                check("nested", str(e))
+            h = ps.rpc_sync().forward(x)                      # worker0 -> worker2 -> worker0
+            m = rpc.rpc_sync("worker1", middle, (h, w))      # worker0 -> worker1 -> worker0
+            loss = (m * v).sum()
+            dist_autograd.backward(cid, [loss])
+            g = dist_autograd.get_gradients(cid)
+            check("loss", loss.item())
+            check("grad_x", g[x].tolist())
+            check("grad_v", g[v].tolist())
+            check("grad_w", g[w].tolist())   # w went to worker1; its gradient came back here
+            check("dot_grad_untouched", (x.grad, v.grad))
+            check("grad_weight", rpc.rpc_sync("worker2", ps_grads, (ps, cid)))
+            try:
+                dist_autograd.backward(cid, [loss])
+            except RuntimeError as e:
+                check("second_backward", str(e).split(" (")[0])
+            opt.step(cid)
+            check("weight_after_step", rpc.rpc_sync("worker2", ps_weight, (ps,)))
+            check("v_after_step", v.tolist())
+        with dist_autograd.context() as cid2:
+            check("context_id2", cid2)
+    rpc.shutdown()
+    print("SHUTDOWN", rank, flush=True)
