@@ -103,6 +103,10 @@ def __getattr__(name: str):
 # %% ../nbs/99_api.ipynb #5cc9c8d6
 from . import amp   # torch.amp: GradScaler; importing it also registers minitorch.cuda.amp
 
+# %% ../nbs/99_api.ipynb #3d0ef915
+from ._dynamo import compile   # torch.compile; also attaches Module.compile
+from . import _dynamo, compiler
+
 # %% ../nbs/99_api.ipynb #d4c95511
 from . import dispatch
 dispatch.install_doors()   # keep last: every public op imported above gets its door
