@@ -276,6 +276,7 @@ def children(self: Module) -> Iterator[Module]:
     "The direct children."
     for _, m in self.named_children(): yield m
 
+# %% ../../nbs/10_nn_module.ipynb #f85139d3
 def _named_members(self: Module, get_members: Callable, prefix: str = '', recurse: bool = True,
                    remove_duplicate: bool = True) -> Iterator[tuple[str, Any]]:
     "Walk the tree and yield (dotted name, member) from `get_members(module)`, each tensor once."
@@ -311,6 +312,7 @@ def buffers(self: Module, recurse: bool = True) -> Iterator[Tensor]:
     "Every buffer of the tree."
     for _, b in self.named_buffers(recurse=recurse): yield b
 
+# %% ../../nbs/10_nn_module.ipynb #0933648f
 @patch_module
 def get_submodule(self: Module, target: str) -> Module:
     "The module at dotted path `target` ('' is self)."
@@ -356,6 +358,7 @@ def state_dict(self: Module, *args: Any, destination: dict | None = None, prefix
     return destination
     # END SOLUTION 10.1
 
+# %% ../../nbs/10_nn_module.ipynb #bd75213a
 @patch_module
 def _load_from_state_dict(self: Module, state_dict: Mapping, prefix: str, assign: bool,
                           missing_keys: list, unexpected_keys: list, error_msgs: list) -> None:
@@ -396,6 +399,7 @@ def _load_from_state_dict(self: Module, state_dict: Mapping, prefix: str, assign
                                                                         and parts[0] not in local_state):
                 unexpected_keys.append(key)
 
+# %% ../../nbs/10_nn_module.ipynb #fc13de2a
 @patch_module
 def load_state_dict(self: Module, state_dict: Mapping, strict: bool = True,
                     assign: bool = False) -> _IncompatibleKeys:
@@ -425,6 +429,7 @@ def load_state_dict(self: Module, state_dict: Mapping, strict: bool = True,
             self.__class__.__name__, '\n\t'.join(errors)))
     return _IncompatibleKeys(missing, unexpected)
 
+# %% ../../nbs/10_nn_module.ipynb #276c5a90
 @patch_module
 def _register_state_dict_hook(self: Module, hook: Callable) -> RemovableHandle:
     "`hook(module, state_dict, prefix, local_metadata)` runs after `state_dict` (may return a new dict)."
@@ -439,7 +444,7 @@ def register_load_state_dict_post_hook(self: Module, hook: Callable) -> Removabl
     self._load_state_dict_post_hooks[h.id] = hook
     return h
 
-# %% ../../nbs/10_nn_module.ipynb #324e9f2e
+# %% ../../nbs/10b_nn_hooks.ipynb #324e9f2e
 @patch_module
 def register_forward_pre_hook(self: Module, hook: Callable, *, prepend: bool = False,
                               with_kwargs: bool = False) -> RemovableHandle:
@@ -461,6 +466,7 @@ def register_forward_hook(self: Module, hook: Callable, *, prepend: bool = False
     if prepend: self._forward_hooks.move_to_end(h.id, last=False)
     return h
 
+# %% ../../nbs/10b_nn_hooks.ipynb #66474989
 @patch_module
 def register_full_backward_pre_hook(self: Module, hook: Callable, prepend: bool = False) -> RemovableHandle:
     "`hook(module, grad_output)` runs when the output gradients are known; may return new ones."
@@ -477,6 +483,7 @@ def register_full_backward_hook(self: Module, hook: Callable, prepend: bool = Fa
     if prepend: self._backward_hooks.move_to_end(h.id, last=False)
     return h
 
+# %% ../../nbs/10b_nn_hooks.ipynb #4eef9867
 class _BackwardHookFunction(Function):
     "Identity on tensors whose backward hands the incoming gradients to `callback` (which may replace them)."
     @staticmethod
@@ -498,6 +505,7 @@ def _wrap_tensors(values: tuple, callback: Callable) -> tuple:
     for i, o in zip(idx, out if isinstance(out, tuple) else (out,)): values[i] = o
     return tuple(values)
 
+# %% ../../nbs/10b_nn_hooks.ipynb #bac0b51f
 def _setup_backward_hooks(self: Module, args: tuple) -> tuple[tuple, Callable]:
     "Wrap the inputs (to see grad_input) and return a function that wraps the outputs (grad_output)."
     state = {'grad_output': None}
@@ -531,6 +539,7 @@ def _setup_backward_hooks(self: Module, args: tuple) -> tuple[tuple, Callable]:
         return result
     return args, wrap_output
 
+# %% ../../nbs/10b_nn_hooks.ipynb #9d67d874
 def _call_impl(self: Module, *args: Any, **kwargs: Any) -> Any:
     for hid, hook in list(self._forward_pre_hooks.items()):
         if hid in self._forward_pre_hooks_with_kwargs:
@@ -554,7 +563,7 @@ def _call_impl(self: Module, *args: Any, **kwargs: Any) -> Any:
 
 Module.__call__ = _call_impl
 
-# %% ../../nbs/10_nn_module.ipynb #b61e049e
+# %% ../../nbs/10b_nn_hooks.ipynb #b61e049e
 @patch_module
 def train(self: Module, mode: bool = True) -> Module:
     "Set training mode (`mode=True`) or evaluation mode on the whole tree."
@@ -585,6 +594,7 @@ def zero_grad(self: Module, set_to_none: bool = True) -> None:
             else: p.grad.requires_grad_(False)
             p.grad.zero_()
 
+# %% ../../nbs/10b_nn_hooks.ipynb #04adade5
 @patch_module
 def apply(self: Module, fn: Callable[[Module], None]) -> Module:
     "Call `fn` on every submodule (children first) and on self."
@@ -606,6 +616,7 @@ def _apply(self: Module, fn: Callable[[Tensor], Tensor]) -> Module:
         if b is not None: self._buffers[key] = fn(b)
     return self
 
+# %% ../../nbs/10b_nn_hooks.ipynb #db3c5735
 def _parse_to(*args: Any, **kwargs: Any) -> tuple:
     "(device, dtype) from `to(device)`, `to(dtype)`, `to(device, dtype)` or `to(tensor)`."
     device, dtype = kwargs.pop('device', None), kwargs.pop('dtype', None)
@@ -632,6 +643,7 @@ def to(self: Module, *args: Any, **kwargs: Any) -> Module:
         return t.to(cast) if cast is not None else t
     return self._apply(convert)
 
+# %% ../../nbs/10b_nn_hooks.ipynb #600bbd64
 @patch_module
 def cpu(self: Module) -> Module:
     "Move to the CPU."
@@ -660,7 +672,7 @@ def bfloat16(self: Module) -> Module:
 
 del float, eval  # the builtins stay visible in this module
 
-# %% ../../nbs/10_nn_module.ipynb #a5acf995
+# %% ../../nbs/10b_nn_hooks.ipynb #a5acf995
 class Sequential(Module):
     "Apply the child modules one after the other."
     def __init__(self, *args: Any) -> None:
@@ -706,6 +718,7 @@ class Sequential(Module):
         for m in self: input = m(input)
         return input
 
+# %% ../../nbs/10b_nn_hooks.ipynb #219b674e
 class ModuleList(Module):
     "A list of modules, registered as children '0', '1', ..."
     def __init__(self, modules: Iterable[Module] | None = None) -> None:
@@ -763,6 +776,7 @@ class ModuleList(Module):
                  for s, e, r in blocks]
         return self._get_name() + '(\n  ' + '\n  '.join(lines) + '\n)'
 
+# %% ../../nbs/10b_nn_hooks.ipynb #67813d8b
 class ModuleDict(Module):
     "A dict of modules, registered as children under their keys."
     def __init__(self, modules: Mapping[str, Module] | None = None) -> None:
