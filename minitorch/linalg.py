@@ -19,6 +19,7 @@ from .linalg_kernels import *
 from .linalg_functions import *
 from .linalg_kernels import (_batch, _check, _eigh_np, _eps, _lu_np, _out, _svd_np)
 from .linalg_functions import (_LUFExT, _LUFT, _LUT, _LstsqT, _bcast, _eye_like, _info_t, _named, _rdtype, _sq)
+from .linalg_ldl import ldl_factor, ldl_factor_ex, ldl_solve
 
 # %% auto #0
 __all__ = ['matmul', 'Pinv', 'pinv', 'matrix_rank', 'lstsq', 'MatrixExp', 'matrix_exp', 'matrix_power', 'vector_norm',
