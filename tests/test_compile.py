@@ -203,3 +203,62 @@ def test_dropout_rng_matches_eager():
     mt.manual_seed(3); want = f(mt.ones(20))
     mt.manual_seed(3); got = mcompile(f, backend='eager')(mt.ones(20))
     close(got, want)
+
+# --- AOT autograd (chapter 25c) ---
+from hypothesis import given, settings, strategies as st
+from minitorch.compiler import aot
+
+def test_partitioners_save_what_torch_saves():
+    """torch 2.13 on cos(sin x).sum(): default_partition saves (x, sin x); min-cut saves x and recomputes sin."""
+    joint, n, _ = aot.make_joint(lambda x: x.sin().cos().sum(), [mt.randn(3, requires_grad=True)])
+    d, m = aot.default_partition(joint, n), aot.min_cut_rematerialization_partition(joint, n)
+    assert sorted(s.name for s in d.saved) == ['primals_1', 'sin'] and [s.name for s in m.saved] == ['primals_1']
+    assert (d.saved_bytes, m.saved_bytes) == (24, 12)
+    for p in (d, m):                           # both partitions compute the same gradient
+        x = mt.randn(3); outs = p.fw(x); g = p.bw(*outs[n:], mt.tensor(1.0))[0]
+        close(g, -(x.sin()).sin() * x.cos())
+
+def test_aot_eager_is_one_function_in_eager_autograd():
+    mt.manual_seed(4); m = MLP(); x = mt.randn(4, 6)
+    y = mcompile(m, backend='aot_eager')(x)
+    assert type(y.grad_fn).__name__ == 'CompiledFunctionBackward'
+    y.sum().backward(); g = [p.grad.clone() for p in m.parameters()]; m.zero_grad()
+    m(x).sum().backward()
+    for a, p in zip(g, m.parameters()): close(a, p.grad)
+    with mt.no_grad(): assert mcompile(m, backend='aot_eager')(x).grad_fn is None
+
+@pytest.mark.parametrize('backend', ['eager', 'aot_eager'])
+def test_transformer_layer_compiled(backend):
+    mt.manual_seed(5)
+    layer = nn.TransformerEncoderLayer(d_model=8, nhead=2, dim_feedforward=16, dropout=0.0, batch_first=True)
+    x = mt.randn(2, 5, 8)
+    assert mdynamo.explain(layer.forward)(x).graph_count == 1
+    y1 = mcompile(layer, backend=backend)(x); y1.sum().backward()
+    g1 = [p.grad.clone() for p in layer.parameters()]; layer.zero_grad()
+    y0 = layer(x); y0.sum().backward()
+    close(y1, y0)
+    for a, p in zip(g1, layer.parameters()): close(a, p.grad, atol=1e-5, rtol=1e-4)
+
+@settings(max_examples=12, deadline=None)
+@given(shape=st.lists(st.integers(2, 5), min_size=1, max_size=3), dtype=st.sampled_from(['float32', 'float64']),
+       backend=st.sampled_from(['eager', 'aot_eager']))
+def test_softmax_mlp_hypothesis(shape, dtype, backend):
+    def f(x, w):
+        h = (x * w).tanh() + x.exp() * 0.1
+        return h.softmax(-1) * h.sum(-1, keepdim=True)
+    xn, wn = np.random.randn(*shape).astype(dtype), np.random.randn(shape[-1]).astype(dtype)
+    xm, wm = mt.tensor(xn, requires_grad=True), mt.tensor(wn, requires_grad=True)
+    xt, wt = torch.tensor(xn, requires_grad=True), torch.tensor(wn, requires_grad=True)
+    ym = mcompile(f, backend=backend)(xm, wm); yt = f(xt, wt)
+    close(ym, yt)
+    gn = np.random.randn(*shape).astype(dtype)
+    (ym * mt.tensor(gn)).sum().backward(); (yt * torch.tensor(gn)).sum().backward()
+    close(xm.grad, xt.grad); close(wm.grad, wt.grad)
+
+def test_decomposition_removes_composite_ops():
+    l1 = nn.Linear(4, 8); args = [mt.randn(2, 4), l1.weight, l1.bias]
+    f = lambda x, w, b: mt.nn.functional.linear(x, w, b).softmax(-1)
+    g = aot.decompose(f, args); counts = aot.op_counts(g)
+    assert 'linear' not in counts and 'softmax' not in counts and counts.get('exp') == 1
+    from minitorch.compiler.graph import GraphModule
+    close(GraphModule({}, g)(*args), f(*args))
