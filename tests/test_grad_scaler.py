@@ -260,3 +260,33 @@ def test_cuda_kernel_under_simulator(monkeypatch):
                         s.last_step_skipped))
         np.testing.assert_array_equal(res[0][0], res[1][0]); np.testing.assert_array_equal(res[0][1], res[1][1])
         assert res[0][2:] == res[1][2:] and res[0][3] == (bad is not None)
+
+
+def test_fp16_autocast_with_scaler_reaches_fp32_where_plain_fp16_does_not():
+    "A tanh MLP whose loss is a mean over 2^20 elements: fp16 gradients underflow unless the loss is scaled."
+    from minitorch.amp import autocast
+    F = minitorch.nn.functional
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-2, 2, (128, 1)).astype(np.float32); Y = np.sin(2 * X).astype(np.float32)
+
+    def run(dtype, scaler=None, steps=120):
+        r = np.random.default_rng(0)
+        params = [(minitorch.nn.Parameter(minitorch.tensor((r.standard_normal((o, i)) / np.sqrt(i)).astype(np.float32))),
+                   minitorch.nn.Parameter(minitorch.zeros(o))) for i, o in [(1, 16), (16, 16), (16, 1)]]
+        opt = minitorch.optim.Adam([p for wb in params for p in wb], lr=1e-2)
+        for _ in range(steps):
+            opt.zero_grad()
+            with autocast("cpu", dtype=dtype, enabled=dtype is not None):
+                h = minitorch.tensor(X)
+                for k, (W, b) in enumerate(params):
+                    h = F.linear(h, W, b)
+                    if k < 2: h = h.tanh()
+                loss = F.mse_loss(h, minitorch.tensor(Y)) * 2.0**-20
+            if scaler is None: loss.backward(); opt.step()
+            else: scaler.scale(loss).backward(); scaler.step(opt); scaler.update()
+        return loss.item() * 2.0**20, params[0][0].grad
+    fp32, _ = run(None)
+    fp16, g16 = run(minitorch.float16)
+    scaled, _ = run(minitorch.float16, amp.GradScaler("cpu", init_scale=2.0**30))
+    assert bool((g16 == 0).all()) and fp16 > 10 * fp32
+    assert scaled < 1.5 * fp32
