@@ -120,3 +120,16 @@ def test_distributed_autograd_and_optimizer_against_torch():
     opt = torch.optim.SGD([W, v], lr=0.1)
     opt.step()
     close(c["weight_after_step"], W); close(c["v_after_step"], v)
+
+
+@pytest.mark.slow
+def test_distributed_autograd_against_torch_rpc():
+    "The same script on torch.distributed.rpc (TensorPipe, ~30 s to start and stop: slow) gives the same numbers."
+    ours, theirs = launch("rpc_autograd.py"), launch("rpc_autograd.py", timeout=90, env={"RPC_ORACLE": "torch"})
+    assert ours.returncode == 0 and theirs.returncode == 0, theirs.stdout[-3000:] + theirs.stderr[-3000:]
+    a, b = checks(ours), checks(theirs)
+    assert a.keys() == b.keys()
+    for k in a:
+        if isinstance(a[k], str): assert a[k] in b[k], k       # torch prefixes "Error on Node 0: "
+        elif isinstance(a[k], list): torch.testing.assert_close(torch.tensor(a[k]), torch.tensor(b[k]))
+        else: assert a[k] == b[k], k

@@ -2,10 +2,16 @@
 server, worker1 runs a middle stage, worker0 drives. Prints `CHECK name value` lines for tests/test_rpc.py."""
 import os
 
-import minitorch as torch
-import minitorch.distributed.autograd as dist_autograd
-import minitorch.distributed.rpc as rpc
-from minitorch.distributed.optim.distributed_optimizer import DistributedOptimizer
+if os.environ.get("RPC_ORACLE") == "torch":      # the same program on torch.distributed.rpc: the oracle
+    import torch
+    import torch.distributed.autograd as dist_autograd
+    import torch.distributed.rpc as rpc
+    from torch.distributed.optim import DistributedOptimizer
+else:
+    import minitorch as torch
+    import minitorch.distributed.autograd as dist_autograd
+    import minitorch.distributed.rpc as rpc
+    from minitorch.distributed.optim.distributed_optimizer import DistributedOptimizer
 
 rank = int(os.environ["RANK"])
 
@@ -25,7 +31,7 @@ def check(name, value): print("CHECK", name, repr(value), flush=True)
 
 
 if __name__ == "__main__":
-    rpc.init_rpc(f"worker{rank}")
+    rpc.init_rpc(f"worker{rank}", rank=rank, world_size=int(os.environ["WORLD_SIZE"]))
     if rank == 0:
         ps = rpc.remote("worker2", ParameterServer)
         x = torch.tensor([[1.0, 2.0], [-0.5, 0.75]], requires_grad=True)
