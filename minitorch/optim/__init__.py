@@ -13,8 +13,7 @@ from typing import Any, Callable
 import minitorch
 
 # %% auto #0
-__all__ = ['ParamState', 'Optimizer', 'sgd_step', 'SGD', 'adam_step', 'Adam', 'AdamW', 'rmsprop_step', 'RMSprop', 'Adagrad',
-           'Adadelta', 'Adamax', 'NAdam', 'RAdam', 'ASGD', 'Rprop', 'Adafactor', 'SparseAdam', 'LBFGS']
+__all__ = ['ParamState', 'Optimizer', 'sgd_step', 'SGD', 'adam_step', 'Adam', 'AdamW', 'rmsprop_step', 'RMSprop', 'Adagrad', 'Adadelta', 'Adamax', 'NAdam', 'RAdam', 'ASGD', 'Rprop', 'Adafactor', 'SparseAdam', 'LBFGS']
 
 # %% ../../nbs/14_optim.ipynb #b31baca0
 class ParamState(MutableMapping):
@@ -343,7 +342,7 @@ class RMSprop(Optimizer):
                          weight_decay=group["weight_decay"], momentum=group["momentum"],
                          centered=group["centered"], maximize=group["maximize"])
 
-# %% ../../nbs/14_optim.ipynb #a850b295
+# %% ../../nbs/14c_optim_more.ipynb #a850b295
 class Adagrad(Optimizer):
     "Adagrad (Duchi et al.) with learning-rate decay, an initial accumulator, weight decay and `maximize`."
     def __init__(self, params: Iterable, lr: float = 1e-2, lr_decay: float = 0, weight_decay: float = 0,
@@ -369,7 +368,7 @@ class Adagrad(Optimizer):
             state["sum"].add_(grad * grad)
             p.add_(grad / (state["sum"].sqrt() + group["eps"]), alpha=-clr)
 
-# %% ../../nbs/14_optim.ipynb #431b61a6
+# %% ../../nbs/14c_optim_more.ipynb #431b61a6
 class Adadelta(Optimizer):
     "Adadelta (Zeiler) with weight decay and `maximize`."
     def __init__(self, params: Iterable, lr: float = 1.0, rho: float = 0.9, eps: float = 1e-6,
@@ -394,7 +393,7 @@ class Adadelta(Optimizer):
             acc_delta.mul_(rho).add_(delta * delta, alpha=1 - rho)
             p.add_(delta, alpha=-group["lr"])
 
-# %% ../../nbs/14_optim.ipynb #c6ec0a8f
+# %% ../../nbs/14c_optim_more.ipynb #c6ec0a8f
 def _check_adam_args(lr: float, betas: tuple, eps: float, weight_decay: float) -> None:
     _check(0.0 <= lr, "learning rate", lr); _check(0.0 <= eps, "epsilon value", eps)
     _check(0.0 <= betas[0] < 1.0, "beta parameter at index 0", betas[0])
@@ -428,7 +427,7 @@ class Adamax(Optimizer):
             clr = group["lr"] / (1 - beta1 ** state["step"].item())
             p.add_(state["exp_avg"] / exp_inf, alpha=-clr)
 
-# %% ../../nbs/14_optim.ipynb #6fad72ca
+# %% ../../nbs/14c_optim_more.ipynb #6fad72ca
 class NAdam(Optimizer):
     "NAdam (Dozat): Adam with Nesterov momentum and a momentum schedule; optional decoupled weight decay."
     def __init__(self, params: Iterable, lr: float = 2e-3, betas: tuple[float, float] = (0.9, 0.999),
@@ -461,7 +460,7 @@ class NAdam(Optimizer):
             p.add_(grad / denom, alpha=-lr * (1.0 - mu) / (1.0 - mu_product))
             p.add_(state["exp_avg"] / denom, alpha=-lr * mu_next / (1.0 - mu_product * mu_next))
 
-# %% ../../nbs/14_optim.ipynb #37acc1ef
+# %% ../../nbs/14c_optim_more.ipynb #37acc1ef
 class RAdam(Optimizer):
     "RAdam (Liu et al.): Adam with a rectified adaptive learning rate; optional decoupled weight decay."
     def __init__(self, params: Iterable, lr: float = 1e-3, betas: tuple[float, float] = (0.9, 0.999),
@@ -496,7 +495,7 @@ class RAdam(Optimizer):
             else:
                 p.add_(bias_corrected_exp_avg * lr, alpha=-1.0)
 
-# %% ../../nbs/14_optim.ipynb #d3f0ccd6
+# %% ../../nbs/14c_optim_more.ipynb #d3f0ccd6
 class ASGD(Optimizer):
     "Averaged stochastic gradient descent (Polyak & Juditsky)."
     def __init__(self, params: Iterable, lr: float = 1e-2, lambd: float = 1e-4, alpha: float = 0.75,
@@ -552,7 +551,7 @@ class Rprop(Optimizer):
             p.add_(grad.sign() * state["step_size"], alpha=-1)
             state["prev"].copy_(grad)
 
-# %% ../../nbs/14_optim.ipynb #f500e744
+# %% ../../nbs/14c_optim_more.ipynb #f500e744
 class Adafactor(Optimizer):
     "Adafactor with factored second moments for tensors of two or more dimensions (PyTorch's variant)."
     def __init__(self, params: Iterable, lr: float = 1e-2, beta2_decay: float = -0.8,
@@ -598,7 +597,7 @@ class Adafactor(Optimizer):
             p.add_(update, alpha=-alpha / denom)
 
 
-# %% ../../nbs/14_optim.ipynb #85cedd69
+# %% ../../nbs/14c_optim_more.ipynb #85cedd69
 class SparseAdam(Optimizer):
     "Adam for sparse gradients; minitorch's gradients are dense, so `step` raises PyTorch's error."
     def __init__(self, params: Iterable, lr: float = 1e-3, betas: tuple[float, float] = (0.9, 0.999),
@@ -612,7 +611,7 @@ class SparseAdam(Optimizer):
         if any(p.grad is not None for p in group["params"]):
             raise RuntimeError("SparseAdam does not support dense gradients, please consider Adam instead")
 
-# %% ../../nbs/14_optim.ipynb #5b23a415
+# %% ../../nbs/14c_optim_more.ipynb #5b23a415
 def _cubic_interpolate(x1, f1, g1, x2, f2, g2, bounds=None):
     "The minimiser of the cubic through (x1, f1, slope g1) and (x2, f2, slope g2), clipped to `bounds`."
     xmin_bound, xmax_bound = bounds if bounds is not None else ((x1, x2) if x1 <= x2 else (x2, x1))
@@ -625,7 +624,7 @@ def _cubic_interpolate(x1, f1, g1, x2, f2, g2, bounds=None):
         return min(max(min_pos, xmin_bound), xmax_bound)
     return (xmin_bound + xmax_bound) / 2.0
 
-# %% ../../nbs/14_optim.ipynb #93bb8f7d
+# %% ../../nbs/14c_optim_more.ipynb #93bb8f7d
 def _strong_wolfe(obj_func, x, t, d, f, g, gtd, c1=1e-4, c2=0.9, tolerance_change=1e-9, max_ls=25):
     "Line search along `d` from step `t` until the strong Wolfe conditions hold (bracketing, then zoom)."
     d_norm = d.abs().max()
@@ -685,7 +684,7 @@ def _strong_wolfe(obj_func, x, t, d, f, g, gtd, c1=1e-4, c2=0.9, tolerance_chang
             bracket_g[low_pos], bracket_gtd[low_pos] = g_new.clone(), gtd_new
     return bracket_f[low_pos], bracket_g[low_pos], bracket[low_pos], ls_func_evals
 
-# %% ../../nbs/14_optim.ipynb #c67ef2ea
+# %% ../../nbs/14c_optim_more.ipynb #c67ef2ea
 class LBFGS(Optimizer):
     "L-BFGS with an optional strong-Wolfe line search; `step(closure)` is required, one param group only."
     def __init__(self, params: Iterable, lr: float = 1, max_iter: int = 20, max_eval: int | None = None,
@@ -720,7 +719,7 @@ class LBFGS(Optimizer):
         for p, pdata in zip(self._params, x): p.copy_(pdata)
         return loss, flat_grad
 
-# %% ../../nbs/14_optim.ipynb #c9f3b975
+# %% ../../nbs/14c_optim_more.ipynb #c9f3b975
 def _lbfgs_step(self: LBFGS, closure: Callable) -> Any:
     "Up to `max_iter` L-BFGS iterations; returns the loss of the first closure call."
     group = self.param_groups[0]
@@ -795,5 +794,5 @@ def _lbfgs_public_step(self: LBFGS, closure: Callable) -> Any:
 
 LBFGS.step = _lbfgs_public_step
 
-# %% ../../nbs/14_optim.ipynb #adf9df7c
+# %% ../../nbs/14c_optim_more.ipynb #adf9df7c
 from . import lr_scheduler, swa_utils
