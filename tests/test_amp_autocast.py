@@ -277,3 +277,48 @@ def test_custom_fwd_bwd_like_torch():
         o.sum().backward()
         out_dtypes_.append((name_of(o.dtype), name_of(a.grad.dtype)))
     assert out_dtypes_[0] == out_dtypes_[1]
+
+
+CUDA_EXPECT = {   # op -> (callable, n inputs, dtype from fp32 inputs, dtype from fp16 inputs), PyTorch's CUDA lists
+    "mm": (lambda L, a, b: L.mm(a, b), 2, "float16", "float16"),
+    "linear": (lambda L, a, b: L.nn.functional.linear(a, b), 2, "float16", "float16"),
+    "exp": (lambda L, a: L.exp(a), 1, "float32", "float32"),
+    "sum": (lambda L, a: L.sum(a), 1, "float32", "float32"),
+    "softmax": (lambda L, a: L.softmax(a, -1), 1, "float32", "float32"),
+    "layer_norm": (lambda L, a: L.nn.functional.layer_norm(a, (3,)), 1, "float32", "float32"),
+    "mse_loss": (lambda L, a, b: L.nn.functional.mse_loss(a, b), 2, "float32", "float32"),
+    "relu": (lambda L, a: L.relu(a), 1, "float32", "float16"),
+    "cat": (lambda L, a, b: L.cat([a, b]), 2, "float32", "float16"),
+    "atan2": (lambda L, a, b: L.atan2(a, b), 2, "float32", "float16"),
+}
+
+
+@pytest.fixture
+def cuda_autocast(monkeypatch):
+    import minitorch.cuda as mcuda
+    if not mcuda._kernels_run():
+        pytest.skip("no cuda kernels (GPU or simulator) here")
+    monkeypatch.setattr(mcuda, "is_available", lambda: True)
+
+
+@pytest.mark.parametrize("name", list(CUDA_EXPECT))
+def test_cuda_autocast_dtypes(cuda_autocast, name):
+    "On cuda (the simulator without a GPU): fp16 by default and PyTorch's CUDA policy per op."
+    f, n, from32, from16 = CUDA_EXPECT[name]
+    for d, want in ((minitorch.float32, from32), (minitorch.float16, from16)):
+        args = [minitorch.rand(3, 3, device="cuda").to(d) + 0.5 for _ in range(n)]
+        with autocast("cuda"):
+            out = f(minitorch, *args)
+        assert out.device.type == "cuda" and name_of(out.dtype) == want, (name, d, out.dtype)
+
+
+def test_cuda_autocast_promote_banned_and_cpu_untouched(cuda_autocast):
+    a = minitorch.rand(3, device="cuda")
+    with autocast("cuda"):
+        assert minitorch.get_autocast_dtype("cuda") is minitorch.float16
+        assert minitorch.cat([a.half(), a]).dtype is minitorch.float32          # promote
+        assert minitorch.cat([a.half(), a.half()]).dtype is minitorch.float16
+        with pytest.raises(RuntimeError, match="unsafe to autocast"):
+            minitorch.nn.functional.binary_cross_entropy(a.sigmoid(), a.sigmoid())
+        c = minitorch.ones(2, 2)
+        assert (c @ c).dtype is minitorch.float32                                # cpu tensors: cpu autocast is off
