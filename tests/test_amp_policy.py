@@ -166,6 +166,7 @@ TABLE_NAMES = {"pad_reflect": "reflection_pad1d", "pad_replicate": "replication_
 TO_TORCH = {minitorch.float32: torch.float32, minitorch.bfloat16: torch.bfloat16, None: None}
 
 
+@pytest.mark.task24_3
 @pytest.mark.parametrize("name", [n for n in CASES if minitorch_has(n)])
 def test_cpu_policy_matches_torch(name):
     "The table's dtype for fp32 and for bf16 inputs is torch's (ops in no list keep their input dtype)."
@@ -177,6 +178,7 @@ def test_cpu_policy_matches_torch(name):
         assert TO_TORCH[want] == got, (name, policy, inp, got)
 
 
+@pytest.mark.task24_3
 @pytest.mark.parametrize("name", ["cat", "stack", "index_copy", "mm", "linear", "mse_loss"])
 def test_cpu_mixed_inputs(name):
     "bf16 + fp32 inputs: promote ops give fp32, lowered ops bf16, fp32 ops fp32."

@@ -46,6 +46,7 @@ def replay(lib, model, opt_cls, factors, x, **scaler_kw):
     return scaler, scales, skipped, trackers
 
 
+@pytest.mark.task24_2
 @pytest.mark.parametrize("opt_name", ["SGD", "Adam"])
 @pytest.mark.parametrize("init_scale,interval", [(2.0**16, 2), (8.0, 3), (2.0**120, 1)])
 def test_replay_matches_torch(opt_name, init_scale, interval):
@@ -64,6 +65,7 @@ def test_replay_matches_torch(opt_name, init_scale, interval):
         torch.testing.assert_close(torch.tensor(p.detach().numpy()), q.detach())
 
 
+@pytest.mark.task24_2
 def test_scale_never_grows_to_inf():
     s = amp.GradScaler("cpu", init_scale=2.0**127, growth_interval=1)
     p = minitorch.nn.Parameter(minitorch.ones(2)); opt = minitorch.optim.SGD([p], lr=0.0)
@@ -149,6 +151,7 @@ def test_errors(lib):
         s.load_state_dict({})
 
 
+@pytest.mark.task24_1
 @pytest.mark.parametrize("scale", [65536.0, 3.0, 1e-3, 7.0e20])
 def test_unscale_values_match_torch(scale):
     "Reciprocal in fp64 rounded to fp32, product in fp32: bit-equal gradients."
@@ -163,6 +166,7 @@ def test_unscale_values_match_torch(scale):
     np.testing.assert_array_equal(out[0], out[1])
 
 
+@pytest.mark.task24_1
 def test_bf16_and_fp64_grads_unscale_like_torch():
     for dt in ("bfloat16", "float64"):
         out = []
