@@ -98,11 +98,16 @@ def test_dead_peer_is_a_timeout_not_a_hang():
         res.stdout[-2000:] + res.stderr[-2000:]
 
 
-def test_distributed_autograd_and_optimizer_against_torch():
-    "A parameter server (worker2), a middle stage (worker1), a driver (worker0): the same program in one torch process."
+@pytest.fixture(scope="module")
+def autograd_run():
     res = launch("rpc_autograd.py")
     assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
-    c = checks(res)
+    return checks(res)
+
+
+def test_distributed_autograd_and_optimizer_against_torch(autograd_run):
+    "A parameter server (worker2), a middle stage (worker1), a driver (worker0): the same program in one torch process."
+    c = autograd_run
     W = torch.tensor([[0.5, -1.0, 2.0], [1.5, 0.25, -0.5]], requires_grad=True)
     x = torch.tensor([[1.0, 2.0], [-0.5, 0.75]], requires_grad=True)
     w = torch.tensor([[0.3, -0.2, 1.1], [0.9, 0.4, -0.6]], requires_grad=True)
@@ -133,3 +138,21 @@ def test_distributed_autograd_against_torch_rpc():
         if isinstance(a[k], str): assert a[k] in b[k], k       # torch prefixes "Error on Node 0: "
         elif isinstance(a[k], list): torch.testing.assert_close(torch.tensor(a[k]), torch.tensor(b[k]))
         else: assert a[k] == b[k], k
+
+
+def test_pipeline_two_stages_against_torch(autograd_run):
+    "Two stages on two workers, two micro-batches, two SGD steps by DistributedOptimizer (same launch as above)."
+    c = autograd_run
+    W1 = torch.tensor([[0.2, -0.5, 1.0], [0.7, 0.1, -0.3]], requires_grad=True)
+    W2 = torch.tensor([[1.0, -1.0], [0.5, 0.25], [-0.75, 2.0]], requires_grad=True)
+    x = torch.tensor([[1.0, 2.0], [-1.0, 0.5], [0.3, 0.3], [2.0, -1.0]])
+    opt = torch.optim.SGD([W1, W2], lr=0.5)
+    for it in range(2):
+        opt.zero_grad()
+        y = torch.cat([((xb @ W1).relu() @ W2).relu() for xb in (x[:2], x[2:])])
+        loss = (y * y).mean()
+        loss.backward()
+        opt.step()
+        torch.testing.assert_close(torch.tensor(c[f"pipeline_loss{it}"]), loss.detach())
+    torch.testing.assert_close(torch.tensor(c["pipeline_W1"]), W1.detach())
+    torch.testing.assert_close(torch.tensor(c["pipeline_W2"]), W2.detach())

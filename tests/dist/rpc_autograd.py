@@ -24,6 +24,33 @@ class ParameterServer:
     def param_rrefs(self): return [rpc.RRef(self.weight)]
 
 
+class Stage:
+    "One stage of a two-stage pipeline: relu(x @ w), its input either a tensor or an RRef to one."
+    def __init__(self, w): self.w = w.requires_grad_()
+    def forward(self, x): return ((x.to_here() if isinstance(x, rpc.RRef) else x) @ self.w).relu()
+    def params(self): return [rpc.RRef(self.w)]
+    def weight(self): return self.w.tolist()
+
+
+def pipeline():
+    "Two stages on worker1 and worker2, two micro-batches: stage 2 pulls stage 1's output (an RRef) itself."
+    W1 = torch.tensor([[0.2, -0.5, 1.0], [0.7, 0.1, -0.3]])
+    W2 = torch.tensor([[1.0, -1.0], [0.5, 0.25], [-0.75, 2.0]])
+    s1, s2 = rpc.remote("worker1", Stage, (W1,)), rpc.remote("worker2", Stage, (W2,))
+    opt = DistributedOptimizer(torch.optim.SGD, s1.rpc_sync().params() + s2.rpc_sync().params(), lr=0.5)
+    x = torch.tensor([[1.0, 2.0], [-1.0, 0.5], [0.3, 0.3], [2.0, -1.0]])
+    for it in range(2):
+        with dist_autograd.context() as cid:
+            outs = [s2.rpc_async().forward(s1.remote().forward(xb)) for xb in (x[:2], x[2:])]
+            y = torch.cat([f.wait() for f in outs])
+            loss = (y * y).mean()
+            dist_autograd.backward(cid, [loss])
+            opt.step(cid)
+            check(f"pipeline_loss{it}", loss.item())
+    check("pipeline_W1", s1.rpc_sync().weight())
+    check("pipeline_W2", s2.rpc_sync().weight())
+
+
 def middle(h, w): return (h * w).sigmoid() * 3          # worker1: a stage with its own input w
 def ps_grads(ps, cid): return dist_autograd.get_gradients(cid)[ps.local_value().weight].tolist()
 def ps_weight(ps): return ps.local_value().weight.tolist()
@@ -64,5 +91,6 @@ if __name__ == "__main__":
             check("v_after_step", v.tolist())
         with dist_autograd.context() as cid2:
             check("context_id2", cid2)
+        pipeline()
     rpc.shutdown()
     print("SHUTDOWN", rank, flush=True)
