@@ -304,6 +304,7 @@ class DataLoader:
             return n // self.batch_size if self.drop_last else math.ceil(n / self.batch_size)
         return len(self.batch_sampler if self.batch_sampler is not None else self.sampler)
 
+# %% ../../../nbs/15_data.ipynb #9019b85c
 class _InfiniteConstantSampler(Sampler):
     "The placeholder sampler of a loader over an iterable-style dataset."
     def __iter__(self) -> Iterator[None]:
