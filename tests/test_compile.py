@@ -262,3 +262,28 @@ def test_decomposition_removes_composite_ops():
     assert 'linear' not in counts and 'softmax' not in counts and counts.get('exp') == 1
     from minitorch.compiler.graph import GraphModule
     close(GraphModule({}, g)(*args), f(*args))
+
+def test_batchnorm_running_stats_and_buffers_updated_once():
+    class Counter(nn.Module):
+        def __init__(self):
+            super().__init__(); self.bn = nn.BatchNorm1d(3); self.register_buffer('steps', mt.zeros(()))
+        def forward(self, x):
+            self.steps.add_(1)
+            return self.bn(x).relu()
+    mt.manual_seed(6); a, b = Counter(), Counter(); b.load_state_dict(a.state_dict())
+    cb = mcompile(b, backend='eager')
+    for _ in range(2):
+        x = mt.randn(4, 3); close(cb(x), a(x))
+    close(b.bn.running_mean, a.bn.running_mean); close(b.steps, a.steps)
+
+@pytest.mark.parametrize('act', [nn.GELU, nn.SiLU, nn.Tanh, nn.ReLU])
+def test_aot_eager_never_replays_stale_constants(act):
+    """A joint graph holding a tensor no recorded op made would be stale: such graphs run under eager autograd."""
+    mt.manual_seed(7); net = nn.Sequential(nn.Linear(4, 8), act(), nn.Linear(8, 2))
+    cnet = mcompile(net, backend='aot_eager')
+    for _ in range(3):
+        x = mt.randn(3, 4)
+        cnet(x).sum().backward(); g = [p.grad.clone() for p in net.parameters()]; net.zero_grad()
+        net(x).sum().backward()
+        for a, p in zip(g, net.parameters()): close(a, p.grad)
+        net.zero_grad()
