@@ -2,6 +2,7 @@
 is the oracle where it runs here; otherwise the numbers are computed locally with torch."""
 import ast
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -13,9 +14,16 @@ HERE = Path(__file__).parent / "dist"
 pytestmark = pytest.mark.dist
 
 
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
 def launch(script: str, *args: str, timeout: float = 40, env: dict | None = None) -> subprocess.CompletedProcess:
+    "Three workers under the launcher, on a free rendezvous port, with a timeout (the launcher's and ours)."
     cmd = [sys.executable, "-m", "minitorch.distributed.run", "--nproc-per-node", "3", "--timeout", str(timeout),
-           str(HERE / script), *args]
+           "--master-port", str(free_port()), str(HERE / script), *args]
     return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout + 20, env={**os.environ, **(env or {})})
 
 
