@@ -63,7 +63,7 @@ def is_simulator() -> bool:
     choose_target()
     return bool(_config.ENABLE_CUDASIM)
 
-
+# %% ../nbs/13a_cuda_device.ipynb #c33b7e06
 def manual_seed(seed: int) -> None:
     "Accepted for PyTorch programs: minitorch draws cuda random numbers from the default generator (seed it with "
     "`minitorch.manual_seed`); like torch without a GPU, this changes nothing."

@@ -38,6 +38,7 @@ def train_epoch(model: nn.Module, loader: Any, loss_fn: Callable, optimizer: Any
     return total / count
     # END SOLUTION 17.1
 
+# %% ../nbs/17_training.ipynb #6931a86d
 def evaluate(model: nn.Module, loader: Any, loss_fn: Callable, device: Any = "cpu") -> tuple[float, float, np.ndarray, np.ndarray]:
     "Mean loss, accuracy, predicted and true labels of `model` over `loader` (eval mode, no grad)."
     model.eval()
@@ -51,6 +52,7 @@ def evaluate(model: nn.Module, loader: Any, loss_fn: Callable, device: Any = "cp
     preds, targets = np.concatenate(preds), np.concatenate(targets)
     return total / len(targets), float((preds == targets).mean()), preds, targets
 
+# %% ../nbs/17_training.ipynb #87c25ff5
 def fit(model: nn.Module, train_loader: Any, test_loader: Any, loss_fn: Callable, optimizer: Any, epochs: int,
         device: Any = "cpu", scheduler: Any = None, progress: bool = True) -> dict[str, list]:
     "Train for `epochs` epochs, evaluating after each; returns the history of losses, accuracies and times."
@@ -67,6 +69,7 @@ def fit(model: nn.Module, train_loader: Any, test_loader: Any, loss_fn: Callable
                   f"test acc {acc:.2%}  ({hist['epoch_time'][-1]:.1f} s)")
     return hist
 
+# %% ../nbs/17_training.ipynb #0bc64e55
 def confusion_matrix(preds: np.ndarray, targets: np.ndarray, num_classes: int) -> np.ndarray:
     "Counts `m[true, predicted]`."
     m = np.zeros((num_classes, num_classes), dtype=np.int64)
