@@ -510,4 +510,5 @@ def _poly(kind: int, name: str) -> Any:
 # %% ../nbs/21a_special.ipynb #3f92fd2e
 from .special_bessel import (bessel_j0, bessel_j1, bessel_y0, bessel_y1, modified_bessel_i0,
                                       modified_bessel_i1, modified_bessel_k0, modified_bessel_k1,
-                                      scaled_modified_bessel_k0, scaled_modified_bessel_k1, spherical_bessel_j0)
+                                      scaled_modified_bessel_k0, scaled_modified_bessel_k1, spherical_bessel_j0,
+                                      airy_ai)
