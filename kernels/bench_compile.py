@@ -9,7 +9,7 @@ on a (32, 64) batch: eager step; compiled step with backend eager and aot_eager 
 call: capture + backend); guard check time per call. PyTorch: eager step and torch.compile(backend="eager") /
 "aot_eager" (inductor needs a C compiler and is not timed here).
 
-Usage: python kernels/bench_compile.py [--repeat 5] [--number 50] [--json out.json]
+Usage: python kernels/bench_compile.py [--repeat 5] [--number 50] [--json kernels/results/compile.json]
 """
 import argparse
 import json
