@@ -322,3 +322,46 @@ def test_cuda_autocast_promote_banned_and_cpu_untouched(cuda_autocast):
             minitorch.nn.functional.binary_cross_entropy(a.sigmoid(), a.sigmoid())
         c = minitorch.ones(2, 2)
         assert (c @ c).dtype is minitorch.float32                                # cpu tensors: cpu autocast is off
+
+
+def _torch_saved_bytes(model, x, y, dtype):
+    seen = {}
+    def pack(t):
+        if not t.is_leaf: seen[t.untyped_storage().data_ptr()] = t.untyped_storage().nbytes()
+        return t
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        with torch.autocast("cpu", dtype=dtype or torch.bfloat16, enabled=dtype is not None):
+            torch.nn.functional.cross_entropy(model(x), y)
+    return sum(seen.values())
+
+
+def test_activation_memory_under_autocast():
+    "Saved activations of the digits CNN step: at most 0.55x fp32's under bf16/fp16 autocast (torch: ~0.67x)."
+    def saved_bytes(loss):
+        seen, total, todo, visited = set(), 0, [loss.grad_fn], set()
+        while todo:
+            n = todo.pop()
+            if n is None or id(n) in visited: continue
+            visited.add(id(n))
+            for v in list(getattr(n, "_saved", None) or []) + list(vars(n).values()):
+                if isinstance(v, minitorch.Tensor) and not v.is_leaf and id(v._data.storage) not in seen:
+                    seen.add(id(v._data.storage)); total += v._data.storage.nbytes
+            todo += [f for f, _ in n.next_functions]
+        return total
+
+    def cnn(L):
+        n = L.nn
+        return n.Sequential(n.Conv2d(1, 16, 3, padding=1), n.ReLU(), n.MaxPool2d(2), n.Conv2d(16, 32, 3, padding=1),
+                            n.ReLU(), n.MaxPool2d(2), n.Flatten(), n.Linear(128, 10))
+    x = np.random.default_rng(0).standard_normal((64, 1, 8, 8)).astype(np.float32)
+    y = np.random.default_rng(1).integers(0, 10, 64)
+    m = cnn(minitorch)
+    mem = {}
+    for dt in (None, minitorch.bfloat16, minitorch.float16):
+        with autocast("cpu", dtype=dt, enabled=dt is not None):
+            mem[dt] = saved_bytes(minitorch.nn.functional.cross_entropy(m(minitorch.tensor(x)), minitorch.tensor(y)))
+    assert mem[minitorch.bfloat16] <= 0.55 * mem[None] and mem[minitorch.float16] <= 0.55 * mem[None]
+    t = cnn(torch)
+    ref = _torch_saved_bytes(t, torch.tensor(x), torch.tensor(y), torch.bfloat16) / _torch_saved_bytes(
+        t, torch.tensor(x), torch.tensor(y), None)
+    assert mem[minitorch.bfloat16] / mem[None] <= ref + 0.05
