@@ -4,7 +4,7 @@ Run it under the launcher: python -m minitorch.distributed.run --nproc-per-node 
 worker0 sends a float32 tensor of each size to worker1, which returns it (`rpc_sync(…, echo, (t,))`); the raw
 baseline is a DEALER/ROUTER pair of plain pyzmq sockets that echo the same bytes (zero-copy both ways). Prints the
 median round-trip time of each, the RPC/raw ratio and the bandwidth (2 × bytes / time), and writes
-kernels/results/rpc.json. Options: --repeat 30 --max-mib 16
+kernels/results/rpc.json. Options: --repeat 30 --max-mib 16 --copy
 """
 import argparse
 import json
@@ -43,7 +43,9 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeat", type=int, default=30)
     ap.add_argument("--max-mib", type=int, default=16)
+    ap.add_argument("--copy", action="store_true", help="copy every received tensor (no zero-copy receive)")
     args = ap.parse_args()
+    if args.copy: rpc.ZERO_COPY_BYTES = 1 << 62
     rank = int(os.environ["RANK"])
     port = int(os.environ.get("MASTER_PORT", "29500")) + 1
     stop = threading.Event()
@@ -68,7 +70,7 @@ def main():
             print(f"{nbytes:>10} B  raw {r['raw_us']:9.1f} us  rpc {r['rpc_us']:9.1f} us  ratio {r['ratio']:5.2f}  "
                   f"rpc {r['rpc_gbps']:6.3f} GB/s  raw {r['raw_gbps']:6.3f} GB/s", flush=True)
         c.close(0)
-        out = Path(__file__).parent / "results" / "rpc.json"
+        out = Path(__file__).parent / "results" / ("rpc_copy.json" if args.copy else "rpc.json")
         out.parent.mkdir(exist_ok=True)
         out.write_text(json.dumps(rows, indent=1))
     rpc.shutdown()
