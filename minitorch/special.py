@@ -19,8 +19,9 @@ from .more_ops import xlogy, logit, sinc
 __all__ = ['erfc', 'erfinv', 'erfcx', 'expit', 'gammaln', 'digamma', 'psi', 'log_ndtr', 'ndtri', 'i0', 'i0e', 'i1', 'i1e', 'entr',
            'lgamma', 'mvlgamma', 'chebyshev_polynomial_t', 'chebyshev_polynomial_u', 'chebyshev_polynomial_v',
            'chebyshev_polynomial_w', 'hermite_polynomial_h', 'hermite_polynomial_he', 'laguerre_polynomial_l',
-           'legendre_polynomial_p', 'Polygamma', 'polygamma', 'Zeta', 'zeta', 'multigammaln', 'ndtr', 'gammainc',
-           'gammaincc', 'xlog1py', 'XLog1py', 'softmax', 'log_softmax']
+           'legendre_polynomial_p', 'shifted_chebyshev_polynomial_t', 'shifted_chebyshev_polynomial_u',
+           'shifted_chebyshev_polynomial_v', 'shifted_chebyshev_polynomial_w', 'Polygamma', 'polygamma', 'Zeta', 'zeta',
+           'multigammaln', 'ndtr', 'gammainc', 'gammaincc', 'xlog1py', 'XLog1py', 'softmax', 'log_softmax']
 
 # %% ../nbs/21a_special.ipynb #83741e83
 @numba.vectorize(['float64(float64)'], cache=True)
@@ -506,6 +507,18 @@ def _poly(kind: int, name: str) -> Any:
  hermite_polynomial_he, laguerre_polynomial_l, legendre_polynomial_p) = (_poly(k, n) for k, n in enumerate(
     ('chebyshev_polynomial_t', 'chebyshev_polynomial_u', 'chebyshev_polynomial_v', 'chebyshev_polynomial_w',
      'hermite_polynomial_h', 'hermite_polynomial_he', 'laguerre_polynomial_l', 'legendre_polynomial_p')))
+
+# %% ../nbs/21a_special.ipynb #23610bd5
+def _shifted(f: Any, name: str) -> Any:
+    def g(input: Any, n: Any, *, out: Any = None) -> Tensor:
+        return f(input * 2 - 1, n, out=out)   # 2x - 1 in the input's dtype, as PyTorch's x + x - 1
+    g.__name__ = g.__qualname__ = name
+    g.__doc__ = f"`torch.special.{name}(input, n)`: {f.__name__[:-2]} at 2x - 1 (not differentiable)."
+    return g
+
+(shifted_chebyshev_polynomial_t, shifted_chebyshev_polynomial_u, shifted_chebyshev_polynomial_v,
+ shifted_chebyshev_polynomial_w) = (_shifted(f, 'shifted_' + f.__name__) for f in (
+    chebyshev_polynomial_t, chebyshev_polynomial_u, chebyshev_polynomial_v, chebyshev_polynomial_w))
 
 # %% ../nbs/21a_special.ipynb #3f92fd2e
 from .special_bessel import (bessel_j0, bessel_j1, bessel_y0, bessel_y1, modified_bessel_i0,

@@ -178,3 +178,23 @@ def test_orthogonal_polynomials(name):
     close(getattr(ms, name)(minitorch.tensor(x[:4].numpy()), minitorch.tensor(nt.numpy())), getattr(torch.special, name)(x[:4], nt), 1e-10, 1e-12)
     assert getattr(ms, name)(minitorch.tensor([1, 2]), 3).dtype == minitorch.float32
     assert not getattr(ms, name)(minitorch.tensor([0.5], requires_grad=True), 3).requires_grad
+
+
+@pytest.mark.parametrize('k', 'tuvw')
+@pytest.mark.parametrize('dtype', ['float32', 'float64'])
+def test_shifted_chebyshev(k, dtype):
+    "T*/U*/V*/W* at 2x - 1; PyTorch switches to cos(n acos) for n > 6 inside (0, 1): agree to rounding."
+    name = f'shifted_chebyshev_polynomial_{k}'
+    # (no NaN: for n >= 2 torch returns an uninitialized variable there, 0 or 5e-324 or anything)
+    x = torch.cat([torch.tensor([0., 1., 0.5, -0.25, 1.25]), torch.rand(40, generator=torch.Generator().manual_seed(1))]).to(getattr(torch, dtype))
+    for n in [0, 1, 2, 3, 6, 7, 15, 30, -1]:
+        m = getattr(ms, name)(minitorch.tensor(x.numpy()), n)
+        t = getattr(torch.special, name)(x, n)
+        assert m.dtype == getattr(minitorch, dtype)
+        scale = max(1.0, float(t.abs().nan_to_num().max()))
+        tol = (1e-4 if dtype == 'float32' else 1e-11) * scale
+        torch.testing.assert_close(torch.from_numpy(m.numpy()), t, rtol=tol, atol=tol, equal_nan=True)
+    nt = torch.tensor([0., 2., 5.])
+    torch.testing.assert_close(torch.from_numpy(getattr(ms, name)(minitorch.tensor([0.3, 0.3, 0.3]), minitorch.tensor(nt.numpy())).numpy()),
+                               getattr(torch.special, name)(torch.tensor([0.3, 0.3, 0.3]), nt))
+    assert getattr(ms, name)(minitorch.tensor([0, 1]), 3).dtype == getattr(minitorch, str(getattr(torch.special, name)(torch.tensor([0, 1]), 3).dtype)[6:])
