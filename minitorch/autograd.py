@@ -277,7 +277,13 @@ class Function:
         ctx = cls._node_cls()
         st = _State.__dict__   # this thread's switches
         enabled = st['grad_enabled']
-        ctx.needs_input_grad = needs = tuple([enabled and isinstance(a, Tensor) and a._requires_grad for a in args])
+        if len(args) == 2:   # the common case, spelled out (a comprehension is one more Python call)
+            a0, a1 = args
+            needs = (enabled and isinstance(a0, Tensor) and a0._requires_grad,
+                     enabled and isinstance(a1, Tensor) and a1._requires_grad)
+        else:
+            needs = tuple([enabled and isinstance(a, Tensor) and a._requires_grad for a in args])
+        ctx.needs_input_grad = needs
         st['grad_enabled'] = _IN_FORWARD
         try: out = cls.forward(ctx, *args, **kwargs)
         finally: st['grad_enabled'] = enabled

@@ -173,6 +173,8 @@ def is_contiguous(a: TensorData) -> bool:
     return a.strides == _contiguous_strides(a.shape) or a.is_contiguous()
 
 _HALF_NP = (np.dtype(np.float16), dt.bfloat16.numpy_dtype)
+# storage dtypes whose numpy arithmetic is PyTorch's, element for element (no float32 detour, no packing)
+_PLAIN_NP = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.int64, np.int32, np.int16, np.int8, np.uint8))
 
 def _via_float32(arr: np.ndarray, nd: np.dtype) -> np.ndarray:
     "`arr` ready to cast to `nd`: PyTorch reaches float16/bfloat16 from wider types through float32 (two roundings)."
@@ -304,6 +306,11 @@ class NumpyBackend(Backend):
 
     def zip(self, op: str, a: TensorData, b: TensorData, out_dtype: dtype) -> TensorData:
         "Elementwise binary `op` of same-shape `a` and `b`."
+        sd = a.storage.dtype
+        if sd is b.storage.dtype and sd in _PLAIN_NP and sd is out_dtype.numpy_dtype:   # numpy's ufunc as it is
+            r = ZIP_OPS[op](to_numpy(a), to_numpy(b))
+            if type(r) is np.ndarray and r.dtype is sd and r.flags.c_contiguous:
+                return make_data(r.reshape(-1), r.shape, r)
         x, y = _load(a, op), _load(b, op)
         if out_dtype is dt.complex32 and (op == 'add' or op == 'sub'):   # PyTorch: a + alpha*b, alpha = ±1+0j
             return from_numpy(x + np.complex64(1 if op == 'add' else -1) * y, out_dtype)   # (signed zeros, inf)

@@ -96,6 +96,11 @@ def _broadcast(sa: tuple, sb: tuple) -> tuple:
 
 def binary_forward(op: str, a: Any, b: Any, dtype_: dtype | None = None, out_dtype: dtype | None = None) -> Tensor:
     "Promote `a`, `b` (to `dtype_` if given), broadcast, and run backend zip `op`; a tensor without history."
+    if dtype_ is None and out_dtype is None and isinstance(a, Tensor) and isinstance(b, Tensor):
+        d, dev = a.dtype, a._device   # the common case first: two tensors of one dtype, device and shape
+        if (d is b.dtype and dev is b._device and a._data.shape == b._data.shape and d.name not in _LOW16
+                and op not in _REFUSE):
+            return Tensor._make(get_backend(dev.type).zip(op, a._data, b._data, d), d, dev)
     d = dtype_ or _result_type(a, b)
     if op in _REFUSE: check_kernel(op, d)
     dev = _device_of(a, b)
