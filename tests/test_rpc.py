@@ -76,6 +76,30 @@ def test_forks_and_reference_counting(basic):
     assert c["released"] is False              # ... and once that one goes too, the owner lets it go
 
 
+def test_duplicated_and_out_of_order_messages(basic):
+    "A fork's notice and delete twice each, and a delete that overtakes its notice: the owner still counts right."
+    c, _, _ = basic
+    assert c["dup_out_of_order_alive"] == (True, [0.0, 1.0, 2.0])
+    assert c["dup_out_of_order_released"] is False
+
+
+def test_owner_table_every_order():
+    "The owner's bookkeeping alone, every order of one fork's messages, each possibly duplicated."
+    import itertools
+    from minitorch.distributed.rpc import _OwnerTable
+    for order in itertools.permutations(["addB", "delB", "delA"]):
+        if order.index("addB") > order.index("delA"): continue      # the parent A lives until B is confirmed
+        for dup in (1, 2):
+            t, rid = _OwnerTable(), (0, 1)
+            t.add_fork(rid, "A"); t.set_value(rid, "v")
+            seq = [m for m in order for _ in range(dup)]
+            for i, m in enumerate(seq):
+                {"addB": lambda: t.add_fork(rid, "B"), "delB": lambda: t.delete(rid, "B"),
+                 "delA": lambda: t.delete(rid, "A")}[m]()
+                gone = {"delA", "delB"} <= set(seq[:i + 1])
+                assert t.alive(rid) is not gone, (order, dup, i)
+
+
 def test_remote_errors_unknown_names_and_timeouts(basic):
     c, _, _ = basic
     assert c["remote_error_sync"] == ("ValueError", "On WorkerInfo(id=1, name=worker1):", True, True)

@@ -90,6 +90,20 @@ def basic():
     deadline = time.time() + 5
     while rpc.rpc_sync("worker1", alive, (rid,)) and time.time() < deadline: time.sleep(0.05)
     check("released", rpc.rpc_sync("worker1", alive, (rid,)))
+    # duplicated and out-of-order reference-counting messages, sent for real to the owner
+    r2 = rpc.remote("worker1", make, (3,))
+    r2.to_here()
+    rid2, o = r2._rid, "worker1"
+    for _ in range(2): rpc.rpc_sync(o, rpc._owner_add_fork, (rid2, (7, 1), -1))      # a notice, twice
+    for _ in range(2): rpc.rpc_sync(o, rpc._owner_delete, (rid2, (7, 1)))            # its delete, twice
+    rpc.rpc_sync(o, rpc._owner_delete, (rid2, (7, 2)))                               # a delete before ...
+    rpc.rpc_sync(o, rpc._owner_add_fork, (rid2, (7, 2), -1))                          # ... its notice
+    check("dup_out_of_order_alive", (rpc.rpc_sync(o, alive, (rid2,)), r2.to_here().tolist()))
+    del r2
+    gc.collect()
+    deadline = time.time() + 5
+    while rpc.rpc_sync(o, alive, (rid2,)) and time.time() < deadline: time.sleep(0.05)
+    check("dup_out_of_order_released", rpc.rpc_sync(o, alive, (rid2,)))
     # errors
     for how in ("sync", "future"):
         try:
