@@ -287,3 +287,32 @@ def test_aot_eager_never_replays_stale_constants(act):
         net(x).sum().backward()
         for a, p in zip(g, net.parameters()): close(a, p.grad)
         net.zero_grad()
+
+def test_no_stale_python_state():
+    """Values read from dicts, impure builtins and user objects are guarded or left to Python, never baked in."""
+    import random
+    cfg = {'scale': 2.0, 'shift': 1}
+    class Box:
+        def __init__(self, v): self.v = v
+    def f(x):
+        return x * cfg['scale'] + cfg['shift']
+    def g(x):
+        return x + random.random()
+    def h(x):
+        return x * Box(3).v
+    cf, cg, ch = (mcompile(fn, backend='eager') for fn in (f, g, h))
+    close(cf(mt.ones(2)), mt.full((2,), 3.0)); cfg['scale'] = 5.0; close(cf(mt.ones(2)), mt.full((2,), 6.0))
+    cfg['extra'] = 0; close(cf(mt.ones(2)), mt.full((2,), 6.0))
+    assert not mt.equal(cg(mt.zeros(1)), cg(mt.zeros(1)))
+    close(ch(mt.ones(2)), mt.full((2,), 3.0))
+
+def test_aot_eager_with_dynamic_shapes_retraces_per_size():
+    mt.manual_seed(8); net = nn.Sequential(nn.Linear(4, 6), nn.Tanh(), nn.Linear(6, 3))
+    cnet = mcompile(net, backend='aot_eager')
+    for n in (2, 3, 5, 7):                      # the second size makes the dynamo graph dynamic
+        x, t = mt.randn(n, 4), mt.randint(0, 3, (n,))
+        loss = mt.nn.functional.cross_entropy(cnet(x), t); loss.backward()
+        g = [p.grad.clone() for p in net.parameters()]; net.zero_grad()
+        mt.nn.functional.cross_entropy(net(x), t).backward()
+        for a, p in zip(g, net.parameters()): close(a, p.grad)
+        net.zero_grad()
