@@ -107,6 +107,9 @@ from . import amp   # torch.amp: GradScaler; importing it also registers minitor
 from .amp import autocast, is_autocast_enabled, get_autocast_dtype, set_autocast_enabled, \
     set_autocast_dtype, is_autocast_cache_enabled, set_autocast_cache_enabled, clear_autocast_cache   # torch.autocast, ...
 
+# %% ../nbs/99_api.ipynb #ac8ed2ac
+from . import profiler   # torch.profiler: profile, record_function, ProfilerActivity
+
 # %% ../nbs/99_api.ipynb #3d0ef915
 from ._dynamo import compile   # torch.compile; also attaches Module.compile
 from . import _dynamo, compiler
