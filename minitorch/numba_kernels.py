@@ -421,7 +421,7 @@ def map_chunk(scalar, op, out, out_kind, a, a_kind, shape, a_strides, a_offset, 
         o += m
     # END SOLUTION 9.1
 
-
+# %% ../nbs/09_numba_backend.ipynb #a68d7e2b
 def make_map_kernel(scalar, parallel: bool = True) -> Callable:
     "A compiled map kernel that applies `scalar(op, x, like)` to every element of a strided view."
     @njit(parallel=parallel, cache=True, error_model="numpy")
