@@ -15,7 +15,7 @@ import numpy as np
 
 from . import dtypes as dt
 from .dtypes import dtype
-from .tensor_data import TensorData, contiguous_strides
+from .tensor_data import TensorData, contiguous_strides, record_alloc, _COUNT_CPU
 
 # %% auto #0
 __all__ = ['MAP_OPS', 'ZIP_OPS', 'REDUCE_OPS', 'make_data', 'to_numpy', 'is_contiguous', 'from_numpy', 'Backend', 'NumpyBackend',
@@ -146,6 +146,7 @@ def _contiguous_strides(shape: tuple) -> tuple:
 
 def make_data(storage: np.ndarray, shape: tuple, arr: np.ndarray | None = None) -> TensorData:
     "A contiguous TensorData over the 1-D `storage` (fast path of the constructor, no validation)."
+    if _COUNT_CPU[0]: record_alloc(storage)   # the allocator (chapter 2) counts CPU storages only when asked
     td = object.__new__(TensorData)
     td.storage, td.shape, td.strides, td.offset = storage, shape, _contiguous_strides(shape), 0
     td._np = arr   # the shaped numpy view of `storage`, when the caller has it (saves rebuilding it)

@@ -4,7 +4,7 @@
 
 # %% auto #0
 __all__ = ['choose_target', 'is_available', 'is_simulator', 'manual_seed', 'manual_seed_all', 'device_count', 'synchronize',
-           'get_device_name']
+           'get_device_name', 'memory_allocated', 'max_memory_allocated', 'reset_peak_memory_stats', 'memory_stats']
 
 # %% ../nbs/13a_cuda_device.ipynb #f4ab5378
 import ctypes
@@ -92,3 +92,23 @@ def get_device_name(device: int = 0) -> str:
         return "CUDA simulator"
     name = _numba_cuda().gpus[device].name
     return name.decode() if isinstance(name, bytes) else str(name)
+
+# %% ../nbs/13a_cuda_device.ipynb #a5afe37b
+def memory_allocated(device: object = None) -> int:
+    "Bytes held by the storage of live CUDA tensors."
+    from minitorch.tensor_data import memory_allocated as _m
+    return _m('cuda')
+
+def max_memory_allocated(device: object = None) -> int:
+    "The peak of `memory_allocated` since the start or the last `reset_peak_memory_stats`."
+    from minitorch.tensor_data import max_memory_allocated as _m
+    return _m('cuda')
+
+def reset_peak_memory_stats(device: object = None) -> None:
+    "Start the peak again from what is allocated now."
+    from minitorch.tensor_data import reset_peak_memory_stats as _r
+    _r('cuda')
+
+def memory_stats(device: object = None) -> dict:
+    "The counters under PyTorch's key names (current and peak allocated bytes)."
+    return {'allocated_bytes.all.current': memory_allocated(), 'allocated_bytes.all.peak': max_memory_allocated()}

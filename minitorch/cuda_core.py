@@ -21,7 +21,7 @@ from numba.extending import register_jitable  # noqa: E402
 from . import dtypes as dt
 from .dtypes import dtype
 from .low_precision import bf16_bits_to_f32, f16_bits_to_f32, f32_to_bf16_bits, f32_to_f16_bits
-from .tensor_data import TensorData, contiguous_strides
+from .tensor_data import TensorData, contiguous_strides, record_alloc
 
 # %% auto #0
 __all__ = ['SIMULATOR', 'THREADS', 'MAX_BLOCKS', 'TILE', 'ROW_BLOCKS', 'ROW_THREADS', 'SHORT_ROW', 'FLOAT_MAP', 'INT_MAP',
@@ -54,6 +54,7 @@ class DeviceStorage:
 
     def __init__(self, data: Any, dtype: Any):
         self.data, self.dtype = data, np.dtype(dtype)
+        record_alloc(self, 'cuda')   # every device buffer is counted (chapter 2's allocator)
 
     @property
     def size(self) -> int: return int(self.data.shape[0])

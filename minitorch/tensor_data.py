@@ -6,17 +6,21 @@
 from __future__ import annotations
 
 import builtins
+import contextlib
 import math
 import operator
+import weakref
 from typing import Any, Sequence
 
 import numpy as np
 from numba.extending import register_jitable
 
 # %% auto #0
-__all__ = ['Shape', 'Strides', 'contiguous_strides', 'index_to_position', 'to_index', 'broadcast_shapes', 'broadcast_index',
-           'normalize_dim', 'TensorData', 'permute', 'transpose', 'infer_size', 'view_strides', 'view', 'reshape',
-           'expand', 'unsqueeze', 'squeeze', 'flatten', 'narrow', 'select', 'diagonal', 'getitem']
+__all__ = ['Shape', 'Strides', 'ALLOC_HOOKS', 'contiguous_strides', 'index_to_position', 'to_index', 'broadcast_shapes',
+           'broadcast_index', 'normalize_dim', 'record_alloc', 'memory_allocated', 'max_memory_allocated',
+           'reset_peak_memory_stats', 'count_cpu_memory', 'TensorData', 'permute', 'transpose', 'infer_size',
+           'view_strides', 'view', 'reshape', 'expand', 'unsqueeze', 'squeeze', 'flatten', 'narrow', 'select',
+           'diagonal', 'getitem']
 
 # %% ../nbs/02_tensor_data.ipynb #fe6877a7
 Shape = tuple
@@ -91,6 +95,47 @@ def normalize_dim(dim: int, ndim: int) -> int:
         raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
     return int(dim) % n if ndim > 0 else 0
 
+# %% ../nbs/02_tensor_data.ipynb #c11fb221
+_MEMORY: dict = {}     # device -> [live bytes, peak bytes]
+_LIVE: dict = {}       # id(storage) -> its weak reference (alive while the storage is)
+ALLOC_HOOKS: list = []   # fn(device, nbytes): told of each allocation (nbytes > 0) and free (nbytes < 0)
+_COUNT_CPU = [0]       # CPU storages are counted while > 0
+
+def _freed(key: int, n: int, device: str) -> None:
+    _LIVE.pop(key, None)
+    _MEMORY[device][0] -= n
+    for h in ALLOC_HOOKS: h(device, -n)
+
+def record_alloc(storage: Any, device: str = 'cpu') -> None:
+    "Count `storage` (once) as `storage.nbytes` allocated on `device`, until it is freed."
+    key = id(storage)
+    if key in _LIVE: return
+    n = int(storage.nbytes)
+    _LIVE[key] = weakref.ref(storage, lambda _, key=key, n=n, device=device: _freed(key, n, device))
+    m = _MEMORY.setdefault(device, [0, 0])
+    m[0] += n
+    if m[0] > m[1]: m[1] = m[0]
+    for h in ALLOC_HOOKS: h(device, n)
+
+def memory_allocated(device: str = 'cpu') -> int:
+    "Bytes of live storage counted on `device`."
+    return _MEMORY.get(device, [0, 0])[0]
+
+def max_memory_allocated(device: str = 'cpu') -> int:
+    "The peak of `memory_allocated(device)` since the start or the last `reset_peak_memory_stats`."
+    return _MEMORY.get(device, [0, 0])[1]
+
+def reset_peak_memory_stats(device: str = 'cpu') -> None:
+    "Start the peak again from the bytes live now."
+    m = _MEMORY.setdefault(device, [0, 0]); m[1] = m[0]
+
+@contextlib.contextmanager
+def count_cpu_memory():
+    "Count CPU storages made inside the block (and until they are freed)."
+    _COUNT_CPU[0] += 1
+    try: yield
+    finally: _COUNT_CPU[0] -= 1
+
 # %% ../nbs/02_tensor_data.ipynb #fe47c077
 def _shape_arg(args: tuple) -> tuple:
     "Accept both `f(2, 3)` and `f((2, 3))`."
@@ -109,6 +154,7 @@ class TensorData:
                  offset: int = 0):
         if storage.ndim != 1:
             raise ValueError(f"storage must be 1-D, got {storage.ndim}-D")
+        if _COUNT_CPU[0] and type(storage) is np.ndarray: record_alloc(storage)   # (the allocator, below)
         self.storage = storage
         self.shape = tuple(int(s) for s in shape)
         self.strides = contiguous_strides(self.shape) if strides is None else tuple(int(s) for s in strides)

@@ -749,7 +749,8 @@ def empty(*size: Any, dtype: dtype | None = None, device: Any = None, requires_g
     dtype = _dtype_arg(dtype, 'empty')
     d = dtype or dt.get_default_dtype()
     shape = _sizes(size, 'empty')
-    return _wrap(_alloc(shape, d), shape, d, device, requires_grad)
+    from minitorch.determinism import uninitialized_fill   # NaN / max int while deterministic filling is on
+    return _wrap(_alloc(shape, d, uninitialized_fill(d)), shape, d, device, requires_grad)
 
 def _tname(v: Any) -> str:
     "The type name PyTorch's argument errors print: 'int', 'list', 'numpy.ndarray'."

@@ -205,3 +205,35 @@ def test_post_accumulate_hooks_fire_once_in_order_and_callback_last():
     h.sum().backward()
     assert sorted(order[:4]) == ['b1', 'b2', 'w1', 'w2'] and order[4] == 'done' and len(order) == 5
     assert set(order[:2]) == {'w2', 'b2'}   # the last layer's gradients are final first
+
+
+def _linear_counts(device):
+    "Live bytes after a Linear(64, 64) forward on a (32, 64) batch, and after its backward (on `device`)."
+    import gc
+    from minitorch.tensor_data import memory_allocated
+    lin = mt.nn.Linear(64, 64).to(device)
+    x = mt.randn(32, 64, device=device)
+    gc.collect()
+    before = memory_allocated(device)
+    y = lin(x)
+    gc.collect()
+    fwd = memory_allocated(device) - before
+    y.sum().backward()
+    gc.collect()
+    return fwd, memory_allocated(device) - before
+
+
+def test_memory_counters_equal_a_hand_count_cpu():
+    from minitorch.tensor_data import count_cpu_memory
+    with count_cpu_memory():
+        fwd, bwd = _linear_counts('cpu')
+    assert fwd == 32 * 64 * 4                               # the output
+    assert bwd == fwd + 64 * 64 * 4 + 64 * 4                 # + weight.grad and bias.grad
+
+
+@pytest.mark.skipif(not (mt.cuda.is_available() or mt.cuda.is_simulator()), reason="needs cuda or its simulator")
+def test_memory_counters_equal_a_hand_count_cuda():
+    fwd, bwd = _linear_counts('cuda')
+    assert fwd == 32 * 64 * 4 and bwd == fwd + 64 * 64 * 4 + 64 * 4
+    mt.cuda.reset_peak_memory_stats()
+    assert mt.cuda.max_memory_allocated() == mt.cuda.memory_allocated()
