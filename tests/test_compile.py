@@ -283,7 +283,8 @@ def test_aot_eager_never_replays_stale_constants(act):
     cnet = mcompile(net, backend='aot_eager')
     for _ in range(3):
         x = mt.randn(3, 4)
-        cnet(x).sum().backward(); g = [p.grad.clone() for p in net.parameters()]; net.zero_grad()
+        y = cnet(x); assert type(y.grad_fn).__name__ == 'CompiledFunctionBackward'   # composite ops traced through
+        y.sum().backward(); g = [p.grad.clone() for p in net.parameters()]; net.zero_grad()
         net(x).sum().backward()
         for a, p in zip(g, net.parameters()): close(a, p.grad)
         net.zero_grad()
