@@ -188,3 +188,29 @@ def test_pipeline_two_stages_against_torch(autograd_run):
         torch.testing.assert_close(torch.tensor(c[f"pipeline_loss{it}"]), loss.detach())
     torch.testing.assert_close(torch.tensor(c["pipeline_W1"]), W1.detach())
     torch.testing.assert_close(torch.tensor(c["pipeline_W2"]), W2.detach())
+
+
+def test_ddp_and_rpc_together_against_torch():
+    "PyTorch 1.6's example: an embedding table on a parameter server (RPC), the dense layer in DDP on two trainers,"
+    "one distributed backward (which runs DDP's all-reduce), a DistributedOptimizer for both; three steps."
+    sys.path.insert(0, str(HERE))
+    import rpc_ddp as spec                      # the script's constants (its main part runs only under the launcher)
+    sys.path.pop(0)
+    res = launch("rpc_ddp.py", timeout=60)
+    assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
+    c = checks(res)
+    E = torch.tensor(spec.EMB, requires_grad=True)
+    W, b = torch.tensor(spec.FC_W, requires_grad=True), torch.tensor(spec.FC_B, requires_grad=True)
+    for it in range(3):
+        losses = [(((E[torch.tensor(spec.IDX[r])].mean(1) @ W.T + b) - torch.tensor(spec.TGT[r])) ** 2).mean()
+                  for r in range(2)]
+        gE = sum(torch.autograd.grad(l, E, retain_graph=True)[0] for l in losses)   # each trainer steps it
+        gW, gb = [sum(g) / 2 for g in zip(*(torch.autograd.grad(l, (W, b)) for l in losses))]  # DDP averages
+        with torch.no_grad():
+            E -= 0.2 * gE; W -= 0.2 * gW; b -= 0.2 * gb
+        for r in range(2): torch.testing.assert_close(torch.tensor(c[f"loss{it}_{r}"]), losses[r].detach())
+    for r in range(2):
+        torch.testing.assert_close(torch.tensor(c[f"fc_weight_{r}"]), W.detach())
+        torch.testing.assert_close(torch.tensor(c[f"fc_bias_{r}"]), b.detach())
+        assert c[f"fc_grad_untouched_{r}"] is True
+    torch.testing.assert_close(torch.tensor(c["table"]), E.detach())
