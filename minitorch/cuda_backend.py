@@ -176,7 +176,7 @@ def matmul_register_kernel(in_name: str, out_name: str, T: int = REG_THREADS, R:
             z += cuda.gridDim.z
     return kernel
 
-
+# %% ../nbs/13c_cuda_matmul.ipynb #1acd56ec
 def cuda_matmul_register(a: TensorData, b: TensorData, out_dtype: dtype) -> TensorData:
     "Batched (B,n,k) @ (B,k,m) with the register-tiled kernel (same contract as `cuda_matmul`)."
     (B, n, k), (B2, k2, m) = a.shape, b.shape
@@ -205,7 +205,7 @@ def _block_fold(sh: Any, t: int, threads: int, is_max: bool) -> Any:
     cuda.syncthreads()
     return r
 
-
+# %% ../nbs/13c_cuda_matmul.ipynb #a180bd33
 @functools.lru_cache(maxsize=None)
 def softmax_kernel(in_name: str, out_name: str, log: bool, threads: int = ROW_THREADS) -> Any:
     "One block per row: max, sum of exponentials and the write, in one kernel."
@@ -244,7 +244,7 @@ def softmax_kernel(in_name: str, out_name: str, log: bool, threads: int = ROW_TH
             row += cuda.gridDim.x
     return kernel
 
-
+# %% ../nbs/13c_cuda_matmul.ipynb #8ad97e16
 def cuda_softmax(a: TensorData, dim: int, out_dtype: dtype, log: bool = False) -> TensorData:
     "softmax (or log_softmax) of the device view `a` along `dim` into a fresh contiguous device tensor."
     if a.ndim == 0:
@@ -301,7 +301,7 @@ def scatter_kernel(in_name: str, reduce: str | None) -> Any:
             i += step
     return kernel
 
-
+# %% ../nbs/13c_cuda_matmul.ipynb #a6c30331
 def _dim_zeroed(strides: Sequence[int], dim: int) -> tuple:
     return tuple(0 if d == dim else s for d, s in enumerate(strides))
 

@@ -77,7 +77,7 @@ class DeviceStorage:
 
     def __repr__(self) -> str: return f"DeviceStorage({self.dtype.name}[{self.size}], device='cuda:0')"
 
-
+# %% ../nbs/13_cuda.ipynb #e07f3059
 def to_device(storage: np.ndarray) -> DeviceStorage:
     "Copy a 1-D numpy storage to the GPU (16-bit floats as uint16 words)."
     storage = np.ascontiguousarray(storage)
@@ -144,7 +144,7 @@ def _store_bf16(s: Any, pos: int, v: Any) -> None: s[pos] = f32_to_bf16_bits(np.
 @register_jitable
 def _store_bf16_real(s: Any, pos: int, v: Any) -> None: s[pos] = f32_to_bf16_bits(np.float32(v.real))
 
-
+# %% ../nbs/13_cuda.ipynb #f90b10a6
 def loader(name: str) -> Callable:
     "The device function that loads one element of a storage of numpy dtype `name` (in its compute type)."
     return {"float16": _load_f16, "bfloat16": _load_bf16}.get(name, _load_native)
@@ -336,6 +336,8 @@ BOOL_MAP: dict[str, Callable] = {
     "bitwise_not": lambda x: not x, "isnan": lambda x: False, "isinf": lambda x: False,
     "isfinite": lambda x: True, "square": lambda x: x, "relu": lambda x: x,
 }
+
+# %% ../nbs/13_cuda.ipynb #646f4f5b
 @register_jitable
 def _cexp(z: Any) -> Any:
     "e^z with C99's special values (Annex G), as PyTorch: e^(inf+i*nan) is inf+i*nan, e^(x+0i) keeps the 0."

@@ -72,7 +72,7 @@ def zip_chunk(scalar, op, out, out_kind, a, a_kind, b, b_kind, shape, a_strides,
         o += m
     # END SOLUTION 9.2
 
-
+# %% ../nbs/09a_numba_reduce_matmul.ipynb #f3324d75
 def make_zip_kernel(scalar, parallel: bool = True) -> Callable:
     "A compiled zip kernel that applies `scalar(op, x, y, like)` elementwise to two strided views."
     @njit(parallel=parallel, cache=True, error_model="numpy")
@@ -130,7 +130,7 @@ def sum_contiguous(av, a_kind, zero):
         acc += load(av, j, a_kind)
     return acc
 
-
+# %% ../nbs/09a_numba_reduce_matmul.ipynb #2ec43588
 @register_jitable
 def reduce_row(op, a, a_kind, pos, stride, size, like):
     "Reduce `size` elements of `a` starting at `pos`, `stride` apart, with op number `op`."
