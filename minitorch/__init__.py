@@ -114,6 +114,9 @@ from . import profiler   # torch.profiler: profile, record_function, ProfilerAct
 from ._dynamo import compile   # torch.compile; also attaches Module.compile
 from . import _dynamo, compiler
 
+# %% ../nbs/99_api.ipynb #a9c12h01
+from .api_compat import accelerator   # torch.accelerator; also minitorch.backends.cudnn, .mps, .cuda
+
 # %% ../nbs/99_api.ipynb #d4c95511
 from . import dispatch
 dispatch.install_doors()   # keep last: every public op imported above gets its door
