@@ -143,7 +143,10 @@ def _eager(gm: GraphModule, example_inputs: list) -> Callable: return gm.forward
 def _aot_eager(gm, example_inputs):
     from minitorch.compiler.aot import aot_eager      # chapter 25c
     return aot_eager(gm, example_inputs)
-_BACKENDS = {'eager': _eager, 'aot_eager': _aot_eager, 'inductor': _aot_eager}   # inductor: part 2 (issue 20)
+def _inductor(gm, example_inputs):
+    from minitorch.compiler.inductor import compile_fx   # chapter 26
+    return compile_fx(gm, example_inputs)
+_BACKENDS = {'eager': _eager, 'aot_eager': _aot_eager, 'inductor': _inductor}
 
 def list_backends(exclude_tags=()) -> list[str]: return sorted(b for b in _BACKENDS if b != 'eager')
 def lookup_backend(backend) -> Callable:

@@ -1,0 +1,92 @@
+"Chapter 26: the inductor backend: fused numba kernels equal eager, fusion by kernel counts, the on-disk cache."
+import os, subprocess, sys, textwrap
+from pathlib import Path
+os.environ.setdefault('MINITORCH_INDUCTOR_CACHE', str(Path(__file__).parents[1] / '.numba_cache' / 'inductor'))
+import numpy as np
+import pytest
+import torch
+import minitorch
+from minitorch.compiler.inductor import compile_fn, lower, schedule, kernel_count
+from minitorch.compiler.aot import decompose
+
+F = minitorch.nn.functional
+
+def _t(a): return minitorch.from_numpy(a)
+def _close(got, want): torch.testing.assert_close(torch.from_numpy(got.numpy()), torch.from_numpy(np.asarray(want)))
+
+@pytest.mark.parametrize('dtype', [np.float32, np.float64])
+@pytest.mark.parametrize('shape', [(3, 5), (2, 3, 4)])
+def test_gelu_affine_one_kernel(dtype, shape):
+    rng = np.random.default_rng(0)
+    x, w, b = (rng.standard_normal(s).astype(dtype) for s in (shape, shape[-1:], shape[-1:]))
+    f = lambda x, w, b: F.gelu(x * w + b)
+    c = compile_fn(f, [_t(x), _t(w), _t(b)])
+    assert c.kernel_count == 1
+    want = torch.nn.functional.gelu(torch.from_numpy(x) * torch.from_numpy(w) + torch.from_numpy(b))
+    _close(c(_t(x), _t(w), _t(b)), want)
+
+@pytest.mark.parametrize('dtype', [np.float32, np.float64])
+@pytest.mark.parametrize('shape', [(4, 7), (2, 3, 5)])
+def test_softmax_one_kernel(dtype, shape):
+    x = np.random.default_rng(1).standard_normal(shape).astype(dtype) * 4
+    c = compile_fn(lambda x: minitorch.softmax(x, -1), [_t(x)])
+    assert c.kernel_count == 1
+    unfused = schedule(lower(c.graph), fuse=False)
+    assert kernel_count(unfused) == 5            # amax, sub, exp, sum, div: five passes unfused
+    _close(c(_t(x)), torch.softmax(torch.from_numpy(x), -1))
+
+@pytest.mark.parametrize('dtype', [np.float32, np.float64])
+def test_layer_norm_one_kernel(dtype):
+    x = np.random.default_rng(2).standard_normal((5, 6)).astype(dtype)
+    c = compile_fn(lambda x: F.layer_norm(x, (6,)), [_t(x)])
+    assert c.kernel_count == 1
+    _close(c(_t(x)), torch.nn.functional.layer_norm(torch.from_numpy(x), (6,)))
+
+def test_matmul_extern_and_broadcast_row_input():
+    rng = np.random.default_rng(3)
+    x, w, b = rng.standard_normal((4, 6)), rng.standard_normal((6, 3)), rng.standard_normal((4, 1))
+    f = lambda x, w, b: (x @ w + b).exp()
+    c = compile_fn(f, [_t(x), _t(w), _t(b)])
+    assert [s.kind for s in c.steps if not hasattr(s, 'space')] == ['extern'] and c.kernel_count == 1
+    want = (torch.from_numpy(x) @ torch.from_numpy(w) + torch.from_numpy(b)).exp()
+    _close(c(_t(x), _t(w), _t(b)), want)
+
+def test_unsupported_op_falls_back_per_node():
+    x = np.random.default_rng(4).standard_normal((3, 4))
+    f = lambda x: (x.sum(0) * 2).relu()            # a reduction over dim 0: not in the IR, runs eagerly
+    c = compile_fn(f, [_t(x)])
+    assert any(getattr(s, 'kind', None) == 'fallback' for s in c.steps)
+    _close(c(_t(x)), (torch.from_numpy(x).sum(0) * 2).relu())
+
+def test_compile_default_backend_inductor():
+    m = minitorch.nn.Sequential(minitorch.nn.Linear(6, 6), minitorch.nn.GELU(), minitorch.nn.LayerNorm(6))
+    x = minitorch.randn(3, 6)
+    cm = minitorch.compile(m)
+    with minitorch.no_grad():
+        want, got = m(x), cm(x)
+    _close(got, want.numpy())
+    cm(x).sum().backward()                        # a call that needs grads goes through aot autograd
+    assert m[0].weight.grad is not None
+
+def test_second_process_compiles_nothing(tmp_path):
+    code = textwrap.dedent('''
+        import minitorch, time
+        from minitorch.compiler.inductor import compile_fn
+        x = minitorch.randn(4, 8)
+        t = time.perf_counter()
+        c = compile_fn(lambda x: minitorch.softmax(x, -1), [x]); c(x)
+        k = c.plan[0][1]
+        print(k.stats.cache_misses.__len__() and sum(k.stats.cache_misses.values()), sum(k.stats.cache_hits.values()))
+    ''')
+    env = dict(os.environ, MINITORCH_INDUCTOR_CACHE=str(tmp_path))
+    run = lambda: subprocess.run([sys.executable, '-c', code], env=env, capture_output=True, text=True, check=True).stdout.split()
+    cold, warm = run(), run()
+    assert cold == ['1', '0']          # the first process compiles the kernel
+    assert warm == ['0', '1']          # the second loads machine code from the cache directory
+    assert list(tmp_path.glob('k_*.py'))
+
+def test_debug_prints_groups_and_source(capsys, monkeypatch):
+    monkeypatch.setenv('MINITORCH_COMPILE_DEBUG', '1')
+    compile_fn(lambda x: minitorch.softmax(x, -1), [minitorch.randn(2, 3)])
+    out = capsys.readouterr().out
+    assert 'fusion groups' in out and '@numba.njit(parallel=True, cache=True)' in out and 'prange' in out
