@@ -881,9 +881,9 @@ def resolve_neg(input: Tensor) -> Tensor:
     return input
 
 def conj_physical(input: Tensor, *, out: Any = None) -> Tensor:
-    "The conjugate, materialized (a copy for real tensors)."
+    "The conjugate, materialized (real tensors: the input itself)."
     if out is not None: return _write_out(conj_physical(input), out, 'conj_physical')
-    return input.conj() if input.dtype.is_complex else input.clone()
+    return input.conj() if input.dtype.is_complex else input    # real: the input itself, as in torch
 
 # %% ../nbs/08d_more_ops.ipynb #29a6e935
 def mode(input: Tensor, dim: int = -1, keepdim: bool = False, *, out: Any = None) -> Any:
@@ -1083,6 +1083,7 @@ for _f in [addmm, addmv, addr, baddbmm, addbmm, addcmul, addcdiv, lerp, hypot, x
 def sum_to_size(self: Tensor, *size: Any) -> Tensor:
     "Sum `self` down to `size` (which `self` must broadcast from)."
     size = tuple(size[0]) if len(size) == 1 and isinstance(size[0], (tuple, list)) else tuple(size)
+    if not size: return self.sum()                         # torch's sum_to: an empty size is always a full sum
     lead = self.dim() - len(size)
     ok = lead >= 0 and builtins.all(s == t or s == 1 for s, t in zip(size, self.shape[lead:]))
     if not ok: raise RuntimeError(f"size {{{', '.join(map(str, size))}}} is not expandable to size {{{', '.join(map(str, self.shape))}}}.")

@@ -440,11 +440,13 @@ def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tens
 
 def any(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
     "Whether any element is true (over `dim` if given; `dim=()` reduces nothing, as in PyTorch)."
+    if input.dtype is dt.uint8: return any(input != 0, dim, keepdim).to(dt.uint8)   # PyTorch keeps uint8 (a legacy rule)
     if isinstance(dim, (tuple, list)) and not dim: return input != 0
     return reduce_data('any', input, _dims(dim, input.ndim), keepdim, dt.bool, dt.bool)
 
 def all(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
     "Whether all elements are true (over `dim` if given; `dim=()` reduces nothing, as in PyTorch)."
+    if input.dtype is dt.uint8: return all(input != 0, dim, keepdim).to(dt.uint8)
     if isinstance(dim, (tuple, list)) and not dim: return input != 0
     return reduce_data('all', input, _dims(dim, input.ndim), keepdim, dt.bool, dt.bool)
 
@@ -747,6 +749,8 @@ def mv(input: Tensor, vec: Tensor, *, out: Any = None) -> Tensor:
 
 def outer(input: Tensor, vec2: Tensor) -> Tensor:
     "Outer product of two 1-D tensors."
+    for n, t in (('self', input), ('vec2', vec2)):
+        if t.ndim != 1: raise RuntimeError(f"outer: Expected 1-D argument {n}, but got {t.ndim}-D")
     return input.reshape(-1, 1) * vec2.reshape(1, -1)
 
 ger = outer

@@ -150,6 +150,7 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
 
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
     "$x$ for $x>0$, else $w\\,x$; `weight` has 1 element or one per channel (dim 1)."
+    if not input.dtype.is_floating_point: raise NotImplementedError(f"\"prelu_cpu\" not implemented for '{torch_name(input.dtype)}'")
     n = weight.numel()
     if n != 1:
         C = input.shape[1] if input.ndim >= 2 else (input.shape[0] if input.ndim == 1 else 1)
@@ -157,7 +158,9 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
             raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found parameter numbers = {n} "
                                f"and channel size = {C}.")
         if input.ndim >= 2: weight = weight.reshape((C,) + (1,) * (input.ndim - 2))
-    return minitorch.where(input > 0, input, weight * input)
+    if input.ndim == 0: weight = weight.reshape(())        # a 0-d input keeps its shape
+    pos = input > 0      # the weight only ever sees x <= 0 (so an inf at x > 0 gives its gradient no NaN)
+    return minitorch.where(pos, input, weight * minitorch.where(pos, 0, input))
 
 def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:
     "$\\mathrm{softmax}(-x)$ along `dim`."
@@ -199,18 +202,17 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = 'mean', delta: fl
     loss = minitorch.where(a < delta, d * d * 0.5, (a - 0.5 * delta) * delta)
     return _reduce(loss if weight is None else loss * weight, reduction)
 
-def _xlogy(x: Tensor) -> Tensor:
-    "$x\\log x$ with $0\\log 0 = 0$."
-    pos = x > 0
-    return minitorch.where(pos, x * minitorch.where(pos, x, x * 0 + 1).log(), x * 0)
-
 def kl_div(input: Tensor, target: Tensor, size_average: bool | None = None, reduce: bool | None = None,
            reduction: str = 'mean', log_target: bool = False) -> Tensor:
     "Pointwise KL divergence $y(\\log y - x)$ of log-probabilities `input` from `target`."
     if size_average is not None or reduce is not None: reduction = _legacy_reduction(size_average, reduce)
     if reduction not in ('none', 'mean', 'sum', 'batchmean'):
         raise ValueError(f"{reduction} is not a valid value for reduction")
-    loss = target.exp() * (target - input) if log_target else _xlogy(target) - target * input
+    if input.dtype.is_complex or target.dtype.is_complex: raise RuntimeError("kl_div: Complex inputs not supported.")
+    if not (input.dtype.is_floating_point and target.dtype.is_floating_point):
+        raise RuntimeError("kl_div: Integral inputs not supported.")
+    # PyTorch's xlogy(y, y): 0 at y = 0, NaN for a negative target
+    loss = target.exp() * (target - input) if log_target else minitorch.xlogy(target, target) - target * input
     if reduction == 'mean':
         warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the support size."
                       "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
@@ -296,10 +298,12 @@ def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
     if w % r:
         raise RuntimeError(f"pixel_unshuffle expects width to be divisible by downscale_factor, but input.size(-1)={w} "
                            f"is not divisible by {r}")
+    if input.numel() == 0: return input.clone()            # PyTorch returns an empty input's shape unchanged
     n = len(lead)
     x = input.reshape(*lead, c, h // r, r, w // r, r)
     x = x.permute(*range(n), n, n + 2, n + 4, n + 1, n + 3)
-    return x.reshape(*lead, c * r * r, h // r, w // r)
+    out = x.reshape(*lead, c * r * r, h // r, w // r)
+    return out.clone() if out._data.storage is input._data.storage else out   # always a new tensor, like torch
 
 def _interp_matrix(n: int, o: int, mode: str, align_corners: bool | None, scale: float | None) -> np.ndarray:
     "The `(o, n)` matrix resizing one axis of length `n` to `o` (PyTorch's source-index rules)."
@@ -347,11 +351,49 @@ def interpolate(input: Tensor, size: int | Sequence[int] | None = None, scale_fa
     if len(out) != dims:
         raise ValueError(f"Input and output must have the same number of spatial dimensions, but got input with "
                          f"spatial dimensions of {list(spatial)} and output size of {list(out)}.")
-    mats = [minitorch.tensor(_interp_matrix(n, o, mode, align_corners, s), dtype=input.dtype, device=input.device)
-            for n, o, s in zip(spatial, out, scales)]
-    x = input.matmul(mats[-1].mT)
-    if dims == 2: x = mats[0].matmul(x)
+    if np.min(spatial + tuple(out)) <= 0:
+        names = ('W',) if dims == 1 else ('H', 'W')
+        f = lambda s: ', '.join(f"{a}: {v}" for a, v in zip(names, s))
+        raise RuntimeError(f"Input and output sizes should be greater than 0, but got input ({f(spatial)})"
+                           f"{' and' if dims == 1 else ''} output ({f(out)})")
+    if input.shape[1] == 0:
+        raise RuntimeError(f"Non-empty {input.ndim}D data tensor expected but got a tensor with sizes {list(input.shape)}")
+    if not input.dtype.is_floating_point and not (mode == 'nearest' and input.dtype is minitorch.uint8):
+        k = ('upsample_bilinear2d_channels_last' if mode == 'bilinear' and input.dtype.is_complex else
+             f"compute_indices_weights_{'nearest' if mode == 'nearest' else 'linear'}")
+        raise NotImplementedError(f"\"{k}\" not implemented for '{torch_name(input.dtype)}'")
+    x = input
+    for k in reversed(range(dims)):                        # the last axis first, like PyTorch's bilinear kernel
+        A = _interp_matrix(spatial[k], out[k], mode, align_corners, scales[k])
+        last = _last_lambda(spatial[k], out[k], align_corners, scales[k]) if mode != 'nearest' else None
+        x = _interp_axis(x, 2 + k, A, last)
     return x
+
+def _last_lambda(n: int, o: int, align_corners: bool | None, scale: float | None) -> np.ndarray:
+    "PyTorch's `l1 = src - (n - 1)` of the outputs whose source index `src` is past the last element (clipped to " \
+    "[0, 1]): `A` only holds their sum `l0 + l1 = 1`, yet PyTorch reads `x[n-1]` with both weights."
+    j = np.arange(o)
+    if align_corners: src = j * ((n - 1) / (o - 1) if o > 1 else 0.0)
+    else: src = np.maximum((j + 0.5) * ((1.0 / scale) if scale else n / o) - 0.5, 0.0)
+    return np.clip(src - (n - 1), 0.0, 1.0)
+
+def _interp_axis(x: Tensor, axis: int, A: np.ndarray, last: np.ndarray | None) -> Tensor:
+    "Resize `axis` of `x` with the `(o, n)` matrix `A` the way PyTorch's kernels do: each output reads only its "\
+    "source elements, `x[i0]` (`last` None: nearest) or `l0 * x[i0] + l1 * x[i1]` (a product with all of `A` would "\
+    "turn 0 * inf into NaN)."
+    o, n = A.shape
+    if o == 0 or n == 0:
+        return x.movedim(axis, -1).matmul(minitorch.tensor(A.T, dtype=x.dtype, device=x.device)).movedim(-1, axis)
+    rows, i0 = np.arange(o), (A != 0).argmax(1)            # i0: the first source element (its weight is never 0)
+    pick = lambda i: x.index_select(axis, minitorch.tensor(i, dtype=minitorch.int64, device=x.device))
+    if last is None: return pick(i0)                       # nearest
+    if o == n: return x * 1 + x * 0                        # PyTorch's "copy": i1 = i0 with weights (1, 0)
+    i1 = np.minimum(i0 + 1, n - 1)
+    l1 = np.where(i1 != i0, A[rows, i1], last)            # l1 = 0 still reads x[i1], as in PyTorch
+    l0 = np.where(i1 != i0, A[rows, i0], 1.0 - l1)
+    shape = [-1 if d == axis else 1 for d in range(x.ndim)]
+    w = lambda v: minitorch.tensor(v, dtype=x.dtype, device=x.device).reshape(*shape)
+    return pick(i0) * w(l0) + pick(i1) * w(l1)
 
 # %% ../../nbs/11c_activations.ipynb #2f311813
 for _f in (elu, selu, celu, hardtanh, relu6, hardsigmoid, hardswish, mish, softsign, softshrink, hardshrink,

@@ -780,6 +780,23 @@ def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
             raise RuntimeError("output padding must be smaller than either stride or dilation, but got "
                                f"output_padding_height: {op[0]} output_padding_width: {op[1]} stride_height: {s[0]} "
                                f"stride_width: {s[1]} dilation_height: {d[0]} dilation_width: {d[1]}")
+    if Cin < groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be at least {groups} at dimension 0, but got "
+                           f"weight of size {list(weight.shape)} instead")
+    if input.numel() == 0 and input.shape[0] and input.shape[1]:
+        raise RuntimeError(f"Only zero batch or zero channel inputs are supported, but got input shape: {list(input.shape)}")
+    if input.numel() and not (input.dtype.is_floating_point or input.dtype.is_complex or input.dtype is minitorch.int64):
+        raise NotImplementedError(f"\"slow_conv_transpose2d_out_cpu\" not implemented for "
+                                  f"'{minitorch.ops.torch_name(input.dtype)}'")
+    N, _, H, W = input.shape
+    Ho, Wo = [(n - 1) * ss - 2 * pp + dd * (k - 1) + o + 1 for n, ss, pp, dd, k, o in zip((H, W), s, p, d, (kh, kw), op)]
+    if op[0] < s[0] and op[1] < s[1] and Ho > 0 and Wo > 0:
+        # PyTorch's way, the adjoint itself: each input pixel's column W^T x summed into its output window (`fold`)
+        cols = weight.reshape(groups, Cin // groups, Cog * kh * kw).transpose(1, 2).matmul(
+            input.reshape(N, groups, Cin // groups, H * W))
+        out = minitorch.nn.functional.fold(cols.reshape(N, groups * Cog * kh * kw, H * W), (Ho, Wo), (kh, kw), d, p, s)
+        if bias is not None: out = out + bias.reshape(1, -1, 1, 1)
+        return out.squeeze(0) if unbatched else out
     w = weight.reshape(groups, Cin // groups, Cog, kh, kw).transpose(1, 2).reshape(groups * Cog, Cin // groups, kh, kw)
     w = w.flip((-1, -2))
     z = _zero_stuff(input, s)
@@ -818,6 +835,7 @@ def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, siz
     "$x$ where $y = 1$, $\\max(0, \\text{margin} - x)$ where $y = -1$."
     zeros = minitorch.zeros_like(input)
     out = minitorch.where(target != 1, (margin - input).clamp_min(0), zeros) + minitorch.where(target != -1, input, zeros)
+    if not (input.dtype.is_floating_point or input.dtype.is_complex): out = out.to(input.dtype)   # torch keeps ints
     return _reduce(out, _legacy(size_average, reduce, reduction))
 
 def soft_margin_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,

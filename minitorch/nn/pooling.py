@@ -68,25 +68,56 @@ def _output_size(output_size: Any, sizes: Sequence[int]) -> tuple:
     out = _ntuple(output_size, len(sizes))
     return tuple(s if o is None else o for o, s in zip(out, sizes))
 
-def _check_nd(name: str, input: Tensor, dims: tuple) -> None:
+def _adaptive_avg_windows(x: Tensor, out: tuple) -> Tensor:
+    "$A_h X A_w^T$ computed window by window, as PyTorch does: the matrices' zeros would spread an inf or NaN " \
+    "(0 * inf = NaN) to windows that do not hold it, forward and backward; half tensors average in float32."
+    if x.numel() == 0 and not (x.dtype.is_floating_point or x.dtype.is_complex):
+        return minitorch.zeros(tuple(x.shape[:-2]) + tuple(out), dtype=x.dtype, device=x.device)
+    (hs, he), (ws, we) = _adaptive_bounds(x.shape[-2], out[0]), _adaptive_bounds(x.shape[-1], out[1])
+    half = x.dtype in (minitorch.float16, minitorch.bfloat16)
+    xf = x.float() if half else x
+    rows = [minitorch.stack([xf[..., a:b, c:e].mean((-2, -1)) for c, e in zip(ws, we)], -1) for a, b in zip(hs, he)]
+    r = minitorch.stack(rows, -2)
+    return r.to(x.dtype) if half else r
+
+def _check_nd(name: str, input: Tensor, dims: tuple, output_size: Any = None, kernel_input: Tensor | None = None) -> None:
+    "PyTorch's checks of an adaptive pool's input, in its order: rank (a tuple `output_size` first, in Python), the " \
+    "mean() shortcut of a (1, 1) average, non-empty non-batch dims (of `kernel_input`, what the kernel sees), dtype."
+    if isinstance(output_size, (tuple, list)) and input.ndim <= len(output_size):
+        raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")   # torch's _list_with_default
     if input.ndim not in dims:
-        raise RuntimeError(f"{name}(): Expected {dims[0]}D or {dims[1]}D tensor, but got {list(input.shape)}")
+        if dims[0] == 2:   # the 1-d pools check in C++ with a different message
+            raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.ndim}-dimensional tensor for argument #1 "
+                               f"'self' (while checking arguments for {name})")
+        sep = ':' if 'max' in name else ''
+        raise RuntimeError(f"{name}(): Expected {dims[0]}D or {dims[1]}D tensor, but got{sep} {list(input.shape)}")
+    ok = input.dtype.is_floating_point
+    if 'avg' in name and output_size in (1, (1,), [1], (1, 1), [1, 1]):   # PyTorch takes the mean() shortcut
+        if ok or input.dtype.is_complex: return
+        raise RuntimeError(f"mean(): could not infer output dtype. Input dtype must be either a floating point or "
+                           f"complex dtype. Got: {minitorch.ops.torch_name(input.dtype)}")
+    x = input if kernel_input is None else kernel_input
+    kname = name if kernel_input is None else name.replace('1d', '2d')
+    for d in range(1 if 'max' in name else x.ndim - 2, x.ndim):   # the average checks only the spatial dims
+        if x.shape[d] == 0:
+            raise RuntimeError(f"{kname}(): Expected input to have non-zero size for non-batch dimensions, "
+                               f"but input has sizes {list(x.shape)} with dimension {d} being empty")
+    if not ok and (input.numel() or 'max' in name):        # an empty average never reaches the typed kernel
+        kernel = name.replace('1d', '2d')
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{minitorch.ops.torch_name(input.dtype)}'")
 
 def adaptive_avg_pool2d(input: Tensor, output_size: int | tuple) -> Tensor:
     "Average over PyTorch's adaptive windows so that the output is `output_size` `(oh, ow)`: $A_h X A_w^T$."
-    _check_nd('adaptive_avg_pool2d', input, (3, 4))
+    _check_nd('adaptive_avg_pool2d', input, (3, 4), output_size)
     H, W = input.shape[-2:]
     oh, ow = _output_size(output_size, (H, W))
-    ah = minitorch.tensor(_adaptive_matrix(H, oh), dtype=input.dtype, device=input.device)
-    aw = minitorch.tensor(_adaptive_matrix(W, ow).T, dtype=input.dtype, device=input.device)
-    return ah.matmul(input).matmul(aw)
+    return _adaptive_avg_windows(input, (oh, ow))
 
 def adaptive_avg_pool1d(input: Tensor, output_size: int | tuple) -> Tensor:
     "Adaptive average pooling of `(N, C, L)` to length `output_size`: $X A^T$."
-    _check_nd('adaptive_avg_pool1d', input, (2, 3))
+    _check_nd('adaptive_avg_pool1d', input, (2, 3), output_size, input.unsqueeze(-2) if input.ndim in (2, 3) else None)
     (o,) = _output_size(output_size, input.shape[-1:])
-    return input.matmul(minitorch.tensor(_adaptive_matrix(input.shape[-1], o).T, dtype=input.dtype,
-                                         device=input.device))
+    return _adaptive_avg_windows(input.unsqueeze(-2), (1, o)).squeeze(-2)
 
 @njit(cache=True)
 def _adaptive_max_nb(x, vals, idx, hs, he, ws, we):
@@ -110,13 +141,16 @@ def _adaptive_max_nb(x, vals, idx, hs, he, ws, we):
 def adaptive_max_pool2d(input: Tensor, output_size: int | tuple,
                         return_indices: bool = False) -> Tensor | tuple[Tensor, Tensor]:
     "Max over PyTorch's adaptive windows; with `return_indices`, each max's flat position `h*W + w`."
-    _check_nd('adaptive_max_pool2d', input, (3, 4))
+    _check_nd('adaptive_max_pool2d', input, (3, 4), output_size)
     unbatched = input.ndim == 3
     if unbatched: input = input.unsqueeze(0)
     N, C, H, W = input.shape
     oh, ow = _output_size(output_size, (H, W))
     (hs, he), (ws, we) = _adaptive_bounds(H, oh), _adaptive_bounds(W, ow)
-    if _fast_cpu(input) and not input.dtype.is_complex:
+    if input.numel() == 0:                    # an empty batch: empty outputs
+        out = input.reshape(-1)[:0].reshape(N, C, oh, ow).clone()
+        ind = minitorch.zeros((N, C, oh, ow), dtype=minitorch.int64, device=input.device)
+    elif _fast_cpu(input) and not input.dtype.is_complex:
         vals = np.empty((N, C, oh, ow), dtype=input.dtype.numpy_dtype)
         idx = np.empty((N, C, oh, ow), dtype=np.int64)
         _adaptive_max_nb(_to_np(input._data), vals, idx, hs, he, ws, we)
