@@ -126,3 +126,20 @@ def test_errors_like_torch(k):
     with pytest.raises(Exception) as em: ERRS[k](mt)
     assert type(em.value) is type(et.value)
     assert str(em.value).split('\n')[0][:60] == str(et.value).split('\n')[0][:60]
+
+
+def test_sum_to_size_and_conj_physical_like_torch():
+    for lib in (mt, torch):
+        x = lib.tensor(3, dtype=lib.int32)
+        assert str(x.sum_to_size(()).dtype).endswith('int64')
+    xm, xt = mt.ones(2, 3), torch.ones(2, 3)
+    assert (xm.sum_to_size(2, 3) is xm) and xt.sum_to_size(2, 3).data_ptr() == xt.data_ptr()
+    assert mt.conj_physical(xm) is xm and torch.conj_physical(xt).data_ptr() == xt.data_ptr()
+
+
+@pytest.mark.parametrize('shapes', [((2, 2), (3,)), ((), (3,)), ((2,), (2, 1)), ((2,), ())])
+def test_outer_needs_vectors(shapes):
+    for f in ('outer', 'ger'):
+        with pytest.raises(RuntimeError) as et: getattr(torch, f)(torch.ones(shapes[0]), torch.ones(shapes[1]))
+        with pytest.raises(RuntimeError) as em: getattr(mt, f)(mt.ones(shapes[0]), mt.ones(shapes[1]))
+        assert str(em.value) == str(et.value)
