@@ -4,7 +4,8 @@
 
 # %% auto #0
 __all__ = ['accelerator', 'cudnn', 'cuda', 'mps', 'is_available', 'current_accelerator', 'device_count', 'current_device_index',
-           'set_device_index', 'synchronize', 'device_index', 'current_device_idx', 'set_device_idx']
+           'set_device_index', 'synchronize', 'device_index', 'current_device_idx', 'set_device_idx', 'embedding_bag',
+           'EmbeddingBag', 'local_response_norm', 'LocalResponseNorm']
 
 # %% ../nbs/12h_api_compat.ipynb #a8360aea
 import contextlib
@@ -165,3 +166,150 @@ mps.is_available, mps.is_built = _mps_is_available, _mps_is_built
 for _name, _mod in (("cudnn", cudnn), ("cuda", cuda), ("mps", mps)):
     setattr(minitorch.backends, _name, _mod)
     sys.modules[f"minitorch.backends.{_name}"] = _mod
+
+# %% ../nbs/12h_api_compat.ipynb #27b98cc1
+import numpy as np
+from .nn import functional as F, Module, Parameter, init
+
+def _bags(input, offsets, include_last_offset: bool):
+    "Flat indices, and each bag's (start, end), from a 2-D batch or a 1-D input with offsets, checked as torch does."
+    if input.dtype not in (minitorch.int64, minitorch.int32):
+        raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar types: "
+                           f"Long, Int; but got {input.dtype} instead (while checking arguments for embedding_bag)")
+    if input.dim() == 2:
+        if offsets is not None:
+            raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a mini-batch of "
+                             f"fixed length sequences. However, found offsets of type {type(offsets)}")
+        b, l = input.shape
+        return input.reshape(-1), [(i * l, (i + 1) * l) for i in range(b)]
+    if input.dim() != 1:
+        raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension {input.dim()}")
+    if offsets is None or offsets.dim() != 1:
+        raise ValueError(f"offsets has to be a 1D Tensor but got {None if offsets is None else offsets.dim()}")
+    offs, n = [int(o) for o in offsets.tolist()], input.shape[0]
+    if offs and offs[0] != 0:
+        raise RuntimeError("offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start from "
+                           f"position 0. However, got {offs[0]}")
+    if offs and offs[-1] > n:
+        raise RuntimeError(f"offsets[-1] can not be greater than input's length {n} but got offsets[-1] of {offs[-1]}")
+    ends = offs[1:] if include_last_offset else offs[1:] + [n]
+    return input, list(zip(offs, ends))
+
+# %% ../nbs/12h_api_compat.ipynb #d9b47044
+def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type: float = 2, scale_grad_by_freq: bool = False,
+                  mode: str = 'mean', sparse: bool = False, per_sample_weights=None, include_last_offset: bool = False,
+                  padding_idx=None):
+    "As torch.nn.functional.embedding_bag: the sum, mean or max of each bag of embeddings."
+    if mode not in ('sum', 'mean', 'max'):
+        raise ValueError("mode has to be one of sum, mean or max")
+    if per_sample_weights is not None and mode != 'sum':
+        raise NotImplementedError("embedding_bag: per_sample_weights was not None. per_sample_weights is only "
+                                  f"supported for mode='sum' (got mode='{mode}'). Please open a feature request on GitHub.")
+    flat, bags = _bags(input, offsets, include_last_offset)
+    idx = np.asarray(flat.tolist(), dtype=np.int64)
+    bad = np.nonzero((idx < 0) | (idx >= weight.shape[0]))[0]
+    if len(bad):
+        raise RuntimeError(f"Index {bad[0]} of input takes value {idx[bad[0]]} which is not in the valid range [0, {weight.shape[0]})")
+    keep = np.ones(len(idx), bool) if padding_idx is None else idx != (padding_idx % weight.shape[0])
+    emb = F.embedding(flat, weight, None, max_norm, norm_type)
+    if per_sample_weights is not None:
+        emb = emb * per_sample_weights.reshape(-1).unsqueeze(1)
+    if mode == 'max':
+        rows = []
+        for s, e in bags:
+            sel = s + np.nonzero(keep[s:e])[0]
+            rows.append(emb.index_select(0, minitorch.tensor(sel.tolist(), dtype=minitorch.int64)).max(0).values
+                        if len(sel) else minitorch.zeros(weight.shape[1], dtype=weight.dtype, device=weight.device))
+        return minitorch.stack(rows) if rows else minitorch.zeros(0, weight.shape[1], dtype=weight.dtype)
+    m = np.zeros((len(bags), len(idx)))
+    for b, (s, e) in enumerate(bags):
+        m[b, s:e] = keep[s:e]
+        if mode == 'mean': m[b] /= max(m[b].sum(), 1)
+    return minitorch.tensor(m.tolist(), dtype=weight.dtype, device=weight.device) @ emb
+
+# %% ../nbs/12h_api_compat.ipynb #30de987c
+class EmbeddingBag(Module):
+    "As torch.nn.EmbeddingBag: sums, averages or maxes bags of embeddings without building the (bag, token, dim) tensor."
+    def __init__(self, num_embeddings: int, embedding_dim: int, max_norm=None, norm_type: float = 2.0,
+                 scale_grad_by_freq: bool = False, mode: str = 'mean', sparse: bool = False, _weight=None,
+                 include_last_offset: bool = False, padding_idx=None, device=None, dtype=None) -> None:
+        super().__init__()
+        self.num_embeddings, self.embedding_dim, self.max_norm, self.norm_type = num_embeddings, embedding_dim, max_norm, norm_type
+        self.scale_grad_by_freq, self.mode, self.sparse, self.include_last_offset = scale_grad_by_freq, mode, sparse, include_last_offset
+        if padding_idx is not None:
+            if not -num_embeddings <= padding_idx < num_embeddings:
+                raise AssertionError('padding_idx must be within num_embeddings')
+            padding_idx %= num_embeddings
+        self.padding_idx = padding_idx
+        if _weight is None:
+            self.weight = Parameter(minitorch.empty((num_embeddings, embedding_dim), device=device, dtype=dtype))
+            self.reset_parameters()
+        else:
+            if list(_weight.shape) != [num_embeddings, embedding_dim]:
+                raise AssertionError('Shape of weight does not match num_embeddings and embedding_dim')
+            self.weight = Parameter(_weight)
+
+    def reset_parameters(self) -> None:
+        "N(0, 1), with the `padding_idx` row zeroed."
+        init.normal_(self.weight)
+        if self.padding_idx is not None:
+            with minitorch.no_grad(): self.weight[self.padding_idx].fill_(0)
+
+    def forward(self, input, offsets=None, per_sample_weights=None):
+        return embedding_bag(input, self.weight, offsets, self.max_norm, self.norm_type, self.scale_grad_by_freq,
+                             self.mode, self.sparse, per_sample_weights, self.include_last_offset, self.padding_idx)
+
+    def extra_repr(self) -> str:
+        s = f"{self.num_embeddings}, {self.embedding_dim}"
+        if self.max_norm is not None: s += f", max_norm={self.max_norm}"
+        if self.norm_type != 2: s += f", norm_type={self.norm_type}"
+        if self.scale_grad_by_freq is not False: s += f", scale_grad_by_freq={self.scale_grad_by_freq}"
+        s += f", mode='{self.mode}'"
+        if self.padding_idx is not None: s += f", padding_idx={self.padding_idx}"
+        return s
+
+    @classmethod
+    def from_pretrained(cls, embeddings, freeze: bool = True, max_norm=None, norm_type: float = 2.0,
+                        scale_grad_by_freq: bool = False, mode: str = 'mean', sparse: bool = False,
+                        include_last_offset: bool = False, padding_idx=None) -> 'EmbeddingBag':
+        "An EmbeddingBag holding `embeddings` (2-D), frozen by default."
+        if embeddings.dim() != 2: raise AssertionError('Embeddings parameter is expected to be 2-dimensional')
+        rows, cols = embeddings.shape
+        bag = cls(rows, cols, max_norm, norm_type, scale_grad_by_freq, mode, sparse, embeddings,
+                  include_last_offset, padding_idx)
+        bag.weight.requires_grad = not freeze
+        return bag
+
+# %% ../nbs/12h_api_compat.ipynb #6126886f
+def local_response_norm(input, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0):
+    "As torch.nn.functional.local_response_norm: normalise each value by its `size` neighbouring channels."
+    dim = input.dim()
+    if dim < 3:
+        raise ValueError(f"Expected 3D or higher dimensionality input (got {dim} dimensions)")
+    if input.numel() == 0:
+        return input
+    sizes = tuple(input.shape)
+    div = (input * input).reshape(sizes[0], 1, sizes[1], -1)
+    div = F.pad(div, (0, 0, size // 2, (size - 1) // 2))
+    div = F.avg_pool2d(div, (size, 1), stride=1).reshape(sizes)
+    return input / (div * alpha + k) ** beta
+
+class LocalResponseNorm(Module):
+    "As torch.nn.LocalResponseNorm."
+    def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0) -> None:
+        super().__init__()
+        self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
+
+    def forward(self, input):
+        return local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self) -> str:
+        return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
+
+# %% ../nbs/12h_api_compat.ipynb #4754d723
+for _name, _obj in (("EmbeddingBag", EmbeddingBag), ("LocalResponseNorm", LocalResponseNorm)):
+    setattr(minitorch.nn, _name, _obj)
+    _obj.__module__ = "minitorch.nn"
+for _f in (embedding_bag, local_response_norm):
+    setattr(F, _f.__name__, _f)
+    _f.__module__ = "minitorch.nn.functional"

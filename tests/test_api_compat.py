@@ -99,3 +99,110 @@ def test_set_device_index_none_is_a_value_error():
     for lib in (torch, minitorch):
         with pytest.raises(ValueError, match="Expected a torch.device with a specified index or an integer"):
             lib.accelerator.set_device_index(None)
+
+
+# ---- nn.EmbeddingBag, nn.LocalResponseNorm -------------------------------------------------------------------
+
+import numpy as np
+import minitorch.nn.functional as mF
+import torch.nn.functional as tF
+
+
+def pair(t, grad=False):
+    "A torch tensor and a minitorch copy of it."
+    return minitorch.tensor(t.detach().numpy(), requires_grad=grad)
+
+
+def check_bag(ids, offsets, **kw):
+    torch.manual_seed(0)
+    w = torch.randn(12, 4, requires_grad=True)
+    mw = pair(w, True)
+    psw = kw.pop("psw", None)
+    ti = torch.tensor(ids)
+    to = None if offsets is None else torch.tensor(offsets)
+    tp = None if psw is None else torch.tensor(psw, requires_grad=True)
+    mp = None if psw is None else pair(tp, True)
+    theirs = tF.embedding_bag(ti, w, to, per_sample_weights=tp, **kw)
+    ours = mF.embedding_bag(minitorch.tensor(ids), mw, None if offsets is None else minitorch.tensor(offsets),
+                            per_sample_weights=mp, **kw)
+    torch.testing.assert_close(torch.tensor(ours.detach().numpy()), theirs.detach())
+    g = torch.randn(theirs.shape)
+    theirs.backward(g)
+    ours.backward(minitorch.tensor(g.numpy()))
+    torch.testing.assert_close(torch.tensor(mw.grad.numpy()), w.grad)
+    if psw is not None:
+        torch.testing.assert_close(torch.tensor(mp.grad.numpy()), tp.grad)
+
+
+@pytest.mark.parametrize("mode", ["sum", "mean", "max"])
+@pytest.mark.parametrize("padding_idx", [None, 4, -8])
+def test_embedding_bag_offsets(mode, padding_idx):
+    check_bag([1, 2, 4, 5, 4, 3, 2, 9, 4, 4, 7], [0, 4, 4, 8], mode=mode, padding_idx=padding_idx)
+
+
+@pytest.mark.parametrize("mode", ["sum", "mean", "max"])
+def test_embedding_bag_2d_and_last_offset(mode):
+    check_bag([[1, 2, 3], [3, 3, 0]], None, mode=mode)
+    check_bag([1, 2, 4, 5, 4, 3, 2, 9], [0, 3, 8], mode=mode, include_last_offset=True)
+
+
+def test_embedding_bag_per_sample_weights():
+    check_bag([1, 2, 4, 5, 4, 3], [0, 2], mode="sum", psw=[0.5, 1.0, -2.0, 3.0, 0.25, 1.5])
+
+
+def test_embedding_bag_module_matches_torch():
+    torch.manual_seed(1)
+    theirs = torch.nn.EmbeddingBag(10, 3, mode="max", padding_idx=0)
+    ours = minitorch.nn.EmbeddingBag(10, 3, mode="max", padding_idx=0)
+    assert repr(ours) == repr(theirs) and repr(minitorch.nn.EmbeddingBag(10, 3)) == repr(torch.nn.EmbeddingBag(10, 3))
+    assert float(ours.weight[0].abs().sum()) == 0.0
+    ours.load_state_dict({"weight": pair(theirs.weight)})
+    x = torch.tensor([[0, 1, 2], [3, 0, 9]])
+    torch.testing.assert_close(torch.tensor(ours(minitorch.tensor(x.tolist())).detach().numpy()), theirs(x).detach())
+    frozen = minitorch.nn.EmbeddingBag.from_pretrained(minitorch.ones(4, 2), mode="sum")
+    assert frozen.weight.requires_grad is False and frozen(minitorch.tensor([[1, 2]])).tolist() == [[2.0, 2.0]]
+
+
+@pytest.mark.parametrize("call, exc", [
+    ("embedding_bag(I, W, O, mode='mean', per_sample_weights=lib.ones(8))", NotImplementedError),
+    ("embedding_bag(I.view(2, 4), W, O)", ValueError),
+    ("embedding_bag(I, W)", ValueError),
+    ("embedding_bag(I, W, O, mode='foo')", ValueError),
+    ("embedding_bag(I.view(1, 1, 8), W)", ValueError),
+    ("embedding_bag(I.float(), W, O)", RuntimeError),
+    ("embedding_bag(I, W, lib.tensor([1, 4]))", RuntimeError),
+    ("embedding_bag(I, W, lib.tensor([0, 9]))", RuntimeError),
+    ("embedding_bag(lib.tensor([1, 11]), W, lib.tensor([0]))", RuntimeError),
+])
+def test_embedding_bag_errors_match_torch(call, exc):
+    msgs = []
+    for lib, F in ((torch, tF), (minitorch, mF)):
+        env = {"lib": lib, "I": lib.tensor([1, 2, 4, 5, 4, 3, 2, 9]), "W": lib.ones(10, 3), "O": lib.tensor([0, 4])}
+        with pytest.raises(exc) as e:
+            eval("F." + call, {"F": F, **env})
+        msgs.append(str(e.value).split("\n")[0].replace("<class 'minitorch.tensors.Tensor'>", "<class 'torch.Tensor'>"))
+    if "FloatTensor" in msgs[0]:   # torch names the tensor type, minitorch its dtype
+        assert msgs[1].startswith(msgs[0].split("but got")[0])
+    else:
+        assert msgs[1] == msgs[0]
+
+
+@pytest.mark.parametrize("shape", [(2, 5, 7), (2, 6, 4, 5), (1, 4, 2, 3, 2)])
+@pytest.mark.parametrize("size", [1, 2, 3, 5])
+def test_local_response_norm_matches_torch(shape, size):
+    torch.manual_seed(2)
+    x = torch.randn(shape, requires_grad=True)
+    mx = pair(x, True)
+    theirs = torch.nn.LocalResponseNorm(size, alpha=0.1, beta=0.75, k=2.0)(x)
+    ours = minitorch.nn.LocalResponseNorm(size, alpha=0.1, beta=0.75, k=2.0)(mx)
+    torch.testing.assert_close(torch.tensor(ours.detach().numpy()), theirs.detach())
+    theirs.sum().backward()
+    ours.sum().backward()
+    torch.testing.assert_close(torch.tensor(mx.grad.numpy()), x.grad)
+    assert repr(minitorch.nn.LocalResponseNorm(size)) == repr(torch.nn.LocalResponseNorm(size))
+
+
+def test_local_response_norm_rejects_2d():
+    for lib, F in ((torch, tF), (minitorch, mF)):
+        with pytest.raises(ValueError, match=r"Expected 3D or higher dimensionality\s+input \(got 2 dimensions\)"):
+            F.local_response_norm(lib.ones(2, 3), 2)
