@@ -206,3 +206,49 @@ def test_local_response_norm_rejects_2d():
     for lib, F in ((torch, tF), (minitorch, mF)):
         with pytest.raises(ValueError, match=r"Expected 3D or higher dimensionality\s+input \(got 2 dimensions\)"):
             F.local_response_norm(lib.ones(2, 3), 2)
+
+
+# ---- published programs that use these (tests/programs/), torch vs minitorch after the import swap ---------------
+
+import re
+import types
+from pathlib import Path
+
+PROGRAMS = Path(__file__).parent / "programs"
+
+
+def load_program(name, lib):
+    "tests/programs/<name>.py run against `lib`, its imports rewritten as in tests/test_programs.py."
+    src = (PROGRAMS / f"{name}.py").read_text()
+    if lib == "minitorch":
+        src = re.sub(r"^(\s*)import torch\s*$", r"\1import minitorch as torch", src, flags=re.M)
+        src = re.sub(r"^(\s*)(import|from) torch\b", r"\1\2 minitorch", src, flags=re.M)
+    mod = types.ModuleType(f"program_{name}_{lib}")
+    exec(compile(src, str(PROGRAMS / f"{name}.py"), "exec"), mod.__dict__)
+    return mod
+
+
+def test_text_classification_embedding_bag_program():
+    rng = np.random.default_rng(3)
+    def samples(n):   # (label in 1..4, a bag of 3..12 token ids whose label shows in the ids)
+        out = []
+        for _ in range(n):
+            label = int(rng.integers(1, 5))
+            ids = rng.integers(0, 60, int(rng.integers(3, 13))) // 4 * 4 + (label - 1)
+            out.append((str(label), ids.tolist()))
+        return out
+    train_ds, valid_ds = samples(48), samples(16)
+    runs = {}
+    for lib in ("torch", "minitorch"):
+        prog = load_program("text_classification", lib)
+        prog.torch.manual_seed(0)
+        model = prog.TextClassificationModel(64, 16, 4)
+        if lib == "torch":
+            init = {k: v.detach().numpy().copy() for k, v in model.state_dict().items()}
+        else:
+            model.load_state_dict({k: minitorch.tensor(v) for k, v in init.items()})
+        runs[lib] = prog.main(train_ds, valid_ds, model, EPOCHS=3, LR=5, BATCH_SIZE=8)
+    for (l1, a1), (l2, a2) in zip(runs["minitorch"], runs["torch"]):
+        np.testing.assert_allclose(l1, l2, rtol=1e-4, atol=1e-5)
+        assert a1 == a2
+    assert runs["torch"][-1][1] > 0.5   # it learns, so the comparison covers real updates
