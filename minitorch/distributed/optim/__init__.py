@@ -183,3 +183,11 @@ def load_state_dict(self: ZeroRedundancyOptimizer, state_dict: dict[str, Any]) -
     for p in params:
         if p in self.state: self.optim.state[p] = self.state[p]
     self._sync_param_groups(self.param_groups, self.optim.param_groups)
+
+# %% ../../../nbs/22d_zero.ipynb #61841aaf
+def __getattr__(name: str) -> Any:
+    "`DistributedOptimizer` (chapter 23b), imported the first time it is asked for."
+    if name == "DistributedOptimizer":
+        from minitorch.distributed.optim.distributed_optimizer import DistributedOptimizer
+        return DistributedOptimizer
+    raise AttributeError(f"module 'minitorch.distributed.optim' has no attribute '{name}'")
