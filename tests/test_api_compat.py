@@ -252,3 +252,28 @@ def test_text_classification_embedding_bag_program():
         np.testing.assert_allclose(l1, l2, rtol=1e-4, atol=1e-5)
         assert a1 == a2
     assert runs["torch"][-1][1] > 0.5   # it learns, so the comparison covers real updates
+
+
+@pytest.mark.skipif(torch.accelerator.is_available() or not NO_GPU, reason="compares two CPU runs")
+def test_cifar10_blitz_program_with_accelerator_device():
+    rng = np.random.default_rng(4)
+    Xtr, ytr = rng.standard_normal((32, 3, 32, 32)).astype(np.float32), rng.integers(0, 10, 32)
+    Xte, yte = rng.standard_normal((8, 3, 32, 32)).astype(np.float32), rng.integers(0, 10, 8)
+    runs = {}
+    for lib in ("torch", "minitorch"):
+        prog = load_program("cifar10_classifier", lib)
+        T = prog.torch
+        assert prog.device == "cpu" and T.backends.cudnn.benchmark is True
+        T.backends.cudnn.benchmark = False
+        T.manual_seed(0)
+        net = prog.Net()
+        if lib == "torch":
+            init = {k: v.detach().numpy().copy() for k, v in net.state_dict().items()}
+        else:
+            net.load_state_dict({k: minitorch.tensor(v) for k, v in init.items()})
+        TD = T.utils.data.TensorDataset
+        runs[lib] = prog.main(TD(T.tensor(Xtr), T.tensor(ytr)), TD(T.tensor(Xte), T.tensor(yte)), net, epochs=2)
+    (l1, a1), (l2, a2) = runs["minitorch"], runs["torch"]
+    assert len(l1) == len(l2) == 4
+    np.testing.assert_allclose(l1, l2, rtol=1e-4, atol=1e-5)
+    assert a1 == a2
