@@ -5,7 +5,8 @@
 # %% auto #0
 __all__ = ['accelerator', 'cudnn', 'cuda', 'mps', 'is_available', 'current_accelerator', 'device_count', 'current_device_index',
            'set_device_index', 'synchronize', 'device_index', 'current_device_idx', 'set_device_idx', 'embedding_bag',
-           'EmbeddingBag', 'local_response_norm', 'LocalResponseNorm']
+           'EmbeddingBag', 'local_response_norm', 'LocalResponseNorm', 'ConstantPad3d', 'ZeroPad3d', 'ReflectionPad3d',
+           'ReplicationPad3d', 'CircularPad1d', 'CircularPad2d', 'CircularPad3d']
 
 # %% ../nbs/12h_api_compat.ipynb #a8360aea
 import contextlib
@@ -313,3 +314,42 @@ for _name, _obj in (("EmbeddingBag", EmbeddingBag), ("LocalResponseNorm", LocalR
 for _f in (embedding_bag, local_response_norm):
     setattr(F, _f.__name__, _f)
     _f.__module__ = "minitorch.nn.functional"
+
+# %% ../nbs/12h_api_compat.ipynb #ffa1da1d
+from .nn.activations import _PadNd, ConstantPad1d, ZeroPad1d, ReflectionPad1d, ReplicationPad1d
+
+class ConstantPad3d(ConstantPad1d):
+    "Pad the last three dims with `value`."
+    _d = 3
+
+class ZeroPad3d(ZeroPad1d):
+    "Pad the last three dims with zeros."
+    _d = 3
+
+class ReflectionPad3d(ReflectionPad1d):
+    "Pad the last three dims by reflection."
+    _d = 3
+
+class ReplicationPad3d(ReplicationPad1d):
+    "Pad the last three dims by repeating the edge."
+    _d = 3
+
+class CircularPad1d(_PadNd):
+    "Pad the last dim periodically: the end wraps round to pad the start, and the start the end."
+    _mode = 'circular'
+    def forward(self, input):
+        if input.dim() not in (self._d + 1, self._d + 2):
+            raise ValueError(f"expected {self._d + 1}D or {self._d + 2}D input (got {input.dim()}D input)")
+        return super().forward(input)
+
+class CircularPad2d(CircularPad1d):
+    "Pad the last two dims periodically."
+    _d = 2
+
+class CircularPad3d(CircularPad1d):
+    "Pad the last three dims periodically."
+    _d = 3
+
+for _c in (ConstantPad3d, ZeroPad3d, ReflectionPad3d, ReplicationPad3d, CircularPad1d, CircularPad2d, CircularPad3d):
+    setattr(minitorch.nn, _c.__name__, _c)
+    _c.__module__ = "minitorch.nn"

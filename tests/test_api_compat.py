@@ -277,3 +277,36 @@ def test_cifar10_blitz_program_with_accelerator_device():
     assert len(l1) == len(l2) == 4
     np.testing.assert_allclose(l1, l2, rtol=1e-4, atol=1e-5)
     assert a1 == a2
+
+
+# ---- 3-D and circular padding modules ----------------------------------------------------------------------------
+
+PADS = [("ConstantPad3d", (1, 2.5), 5), ("ConstantPad3d", ((1, 0, 2, 1, 0, 2), -1.0), 4), ("ZeroPad3d", (2,), 5),
+        ("ReflectionPad3d", ((1, 2, 0, 1, 2, 1),), 5), ("ReplicationPad3d", (2,), 4), ("CircularPad1d", (2,), 3),
+        ("CircularPad1d", ((1, 3),), 2), ("CircularPad2d", ((2, 1, 0, 2),), 4), ("CircularPad3d", (1,), 5),
+        ("CircularPad3d", ((1, 2, 0, 1, 2, 0),), 4)]
+
+
+@pytest.mark.parametrize("name, args, ndim", PADS)
+def test_padding_modules_match_torch(name, args, ndim):
+    torch.manual_seed(5)
+    x = torch.randn((2, 3, 4, 5, 4)[5 - ndim:], requires_grad=True)
+    mx = pair(x, True)
+    theirs, ours = getattr(torch.nn, name)(*args), getattr(minitorch.nn, name)(*args)
+    assert repr(ours) == repr(theirs)
+    t, o = theirs(x), ours(mx)
+    torch.testing.assert_close(torch.tensor(o.detach().numpy()), t.detach(), rtol=0, atol=0)
+    g = torch.randn(t.shape)
+    t.backward(g)
+    o.backward(minitorch.tensor(g.numpy()))
+    torch.testing.assert_close(torch.tensor(mx.grad.numpy()), x.grad)
+
+
+@pytest.mark.parametrize("name, shape", [("CircularPad1d", (3,)), ("CircularPad2d", (3, 3)), ("CircularPad3d", (3, 3, 3))])
+def test_circular_pad_rank_errors_match_torch(name, shape):
+    msgs = []
+    for lib in (torch, minitorch):
+        with pytest.raises(ValueError) as e:
+            getattr(lib.nn, name)(1)(lib.ones(*shape))
+        msgs.append(str(e.value))
+    assert msgs[0] == msgs[1]
