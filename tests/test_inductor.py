@@ -90,3 +90,11 @@ def test_debug_prints_groups_and_source(capsys, monkeypatch):
     compile_fn(lambda x: minitorch.softmax(x, -1), [minitorch.randn(2, 3)])
     out = capsys.readouterr().out
     assert 'fusion groups' in out and '@numba.njit(parallel=True, cache=True)' in out and 'prange' in out
+
+def test_batched_matmul_becomes_one_extern_call():
+    rng = np.random.default_rng(5)
+    q, k = rng.standard_normal((2, 5, 4)).astype(np.float32), rng.standard_normal((2, 6, 4)).astype(np.float32)
+    f = lambda q, k: minitorch.softmax(q @ k.transpose(-2, -1), -1)
+    c = compile_fn(f, [_t(q), _t(k)])
+    assert sum(getattr(s, 'kind', None) == 'extern' for s in c.steps) == 1 and c.kernel_count == 1
+    _close(c(_t(q), _t(k)), torch.softmax(torch.from_numpy(q) @ torch.from_numpy(k).transpose(-2, -1), -1))
