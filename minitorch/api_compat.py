@@ -6,7 +6,8 @@
 __all__ = ['accelerator', 'cudnn', 'cuda', 'mps', 'is_available', 'current_accelerator', 'device_count', 'current_device_index',
            'set_device_index', 'synchronize', 'device_index', 'current_device_idx', 'set_device_idx', 'embedding_bag',
            'EmbeddingBag', 'local_response_norm', 'LocalResponseNorm', 'ConstantPad3d', 'ZeroPad3d', 'ReflectionPad3d',
-           'ReplicationPad3d', 'CircularPad1d', 'CircularPad2d', 'CircularPad3d']
+           'ReplicationPad3d', 'CircularPad1d', 'CircularPad2d', 'CircularPad3d', 'multi_margin_loss',
+           'MultiMarginLoss', 'triplet_margin_with_distance_loss', 'TripletMarginWithDistanceLoss']
 
 # %% ../nbs/12h_api_compat.ipynb #a8360aea
 import contextlib
@@ -353,3 +354,92 @@ class CircularPad3d(CircularPad1d):
 for _c in (ConstantPad3d, ZeroPad3d, ReflectionPad3d, ReplicationPad3d, CircularPad1d, CircularPad2d, CircularPad3d):
     setattr(minitorch.nn, _c.__name__, _c)
     _c.__module__ = "minitorch.nn"
+
+# %% ../nbs/12h_api_compat.ipynb #dc8f39fd
+from .nn.modules import _Loss, _WeightedLoss
+
+def _reduce(loss, reduction: str):
+    if reduction == 'mean': return loss.mean()
+    if reduction == 'sum': return loss.sum()
+    if reduction == 'none': return loss
+    raise ValueError(f"{reduction} is not a valid value for reduction")
+
+def multi_margin_loss(input, target, p: int = 1, margin: float = 1.0, weight=None, size_average=None, reduce=None,
+                      reduction: str = 'mean'):
+    "As torch.nn.functional.multi_margin_loss: the multi-class hinge loss on `(N, C)` or `(C,)` scores."
+    reduction = F._legacy(size_average, reduce, reduction)
+    if p != 1 and p != 2:
+        raise ValueError("only p == 1 and p == 2 supported")
+    if weight is not None and weight.dim() != 1:
+        raise ValueError("weight must be one-dimensional")
+    if input.dim() not in (1, 2) or input.numel() == 0:
+        raise RuntimeError(f"Expected non-empty vector or matrix with optional 0-dim batch size, but got: {list(input.shape)}")
+    x = input if input.dim() == 2 else input.unsqueeze(0)
+    n, c = x.shape
+    y = target.reshape(-1)
+    if y.numel() != n or (input.dim() == 2 and target.dim() != 1):
+        raise RuntimeError("multi_margin_loss: target tensor should be 1-D with size equal to the number of input "
+                           f"samples (batch size). Expected target size [{n}], but got {list(target.shape)}. "
+                           f"Input has shape {list(input.shape)}.")
+    if weight is not None and weight.numel() != c:
+        raise RuntimeError(f"inconsistent weight size, expected {c} but got {list(weight.shape)}")
+    if n and not (0 <= int(y.min()) and int(y.max()) < c):
+        raise RuntimeError("target out of range")
+    z = (x - x.gather(1, y.unsqueeze(1)) + margin).clamp_min(0)
+    if p == 2: z = z * z
+    if weight is not None: z = z * weight[y].unsqueeze(1)
+    z = z * (minitorch.arange(c, device=x.device) != y.unsqueeze(1)).to(z.dtype)
+    loss = z.sum(1) / c
+    return _reduce(loss if input.dim() == 2 else loss[0], reduction)
+
+class MultiMarginLoss(_WeightedLoss):
+    "As torch.nn.MultiMarginLoss."
+    def __init__(self, p: int = 1, margin: float = 1.0, weight=None, size_average=None, reduce=None,
+                 reduction: str = 'mean') -> None:
+        super().__init__(weight, size_average, reduce, reduction)
+        if p != 1 and p != 2:
+            raise ValueError("only p == 1 and p == 2 supported")
+        if weight is not None and weight.dim() != 1:
+            raise ValueError(f"MultiMarginLoss: expected weight to be None or 1D tensor, got {weight.dim()}D instead")
+        self.p, self.margin = p, margin
+
+    def forward(self, input, target):
+        return multi_margin_loss(input, target, p=self.p, margin=self.margin, weight=self.weight, reduction=self.reduction)
+
+# %% ../nbs/12h_api_compat.ipynb #4f604629
+def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None, margin: float = 1.0,
+                                      swap: bool = False, reduction: str = 'mean'):
+    "As torch.nn.functional.triplet_margin_with_distance_loss."
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    a, p_, n_ = anchor.ndim, positive.ndim, negative.ndim
+    if not (a == p_ == n_):
+        raise RuntimeError("The anchor, positive, and negative tensors are expected to have the same number of "
+                           f"dimensions, but got: anchor {a}D, positive {p_}D, and negative {n_}D inputs")
+    dist = distance_function if distance_function is not None else F.pairwise_distance
+    dist_pos, dist_neg = dist(anchor, positive), dist(anchor, negative)
+    if swap:
+        dist_neg = minitorch.minimum(dist_neg, dist(positive, negative))
+    return _reduce((margin + dist_pos - dist_neg).clamp_min(0), reduction)
+
+class TripletMarginWithDistanceLoss(_Loss):
+    "As torch.nn.TripletMarginWithDistanceLoss."
+    def __init__(self, *, distance_function=None, margin: float = 1.0, swap: bool = False, reduction: str = 'mean') -> None:
+        super().__init__(size_average=None, reduce=None, reduction=reduction)
+        if margin <= 0:
+            raise ValueError(f"TripletMarginWithDistanceLoss: expected margin to be greater than 0, got {margin} instead")
+        self.distance_function = distance_function if distance_function is not None else minitorch.nn.PairwiseDistance()
+        self.margin, self.swap = margin, swap
+
+    def forward(self, anchor, positive, negative):
+        return triplet_margin_with_distance_loss(anchor, positive, negative, distance_function=self.distance_function,
+                                                 margin=self.margin, swap=self.swap, reduction=self.reduction)
+
+for _c in (MultiMarginLoss, TripletMarginWithDistanceLoss):
+    setattr(minitorch.nn, _c.__name__, _c)
+    _c.__module__ = "minitorch.nn"
+for _f in (multi_margin_loss, triplet_margin_with_distance_loss):
+    setattr(F, _f.__name__, _f)
+    _f.__module__ = "minitorch.nn.functional"

@@ -310,3 +310,70 @@ def test_circular_pad_rank_errors_match_torch(name, shape):
             getattr(lib.nn, name)(1)(lib.ones(*shape))
         msgs.append(str(e.value))
     assert msgs[0] == msgs[1]
+
+
+# ---- MultiMarginLoss, TripletMarginWithDistanceLoss ---------------------------------------------------------------
+
+@pytest.mark.parametrize("p", [1, 2])
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("batched", [True, False])
+def test_multi_margin_loss_matches_torch(p, reduction, weighted, batched):
+    torch.manual_seed(6)
+    x = torch.randn((5, 4) if batched else (4,), requires_grad=True)
+    y = torch.tensor([0, 3, 1, 1, 2]) if batched else torch.tensor(2)
+    w = torch.rand(4) if weighted else None
+    mx = pair(x, True)
+    mw = None if w is None else pair(w)
+    theirs = torch.nn.MultiMarginLoss(p=p, margin=0.7, weight=w, reduction=reduction)(x, y)
+    ours = minitorch.nn.MultiMarginLoss(p=p, margin=0.7, weight=mw, reduction=reduction)(mx, minitorch.tensor(y.tolist()))
+    assert tuple(ours.shape) == tuple(theirs.shape)
+    torch.testing.assert_close(torch.tensor(ours.detach().numpy()), theirs.detach())
+    g = torch.randn(theirs.shape)
+    theirs.backward(g)
+    ours.backward(minitorch.tensor(g.numpy()))
+    torch.testing.assert_close(torch.tensor(mx.grad.numpy()), x.grad)
+
+
+@pytest.mark.parametrize("call, exc", [
+    ("F.multi_margin_loss(lib.ones(3, 4), lib.tensor([0, 5, 1]))", RuntimeError),
+    ("F.multi_margin_loss(lib.ones(3, 4, 2), lib.tensor([0, 1, 1]))", RuntimeError),
+    ("F.multi_margin_loss(lib.ones(3, 4), lib.tensor([0, 1]))", RuntimeError),
+    ("F.multi_margin_loss(lib.ones(3, 4), lib.tensor([0, 1, 1]), weight=lib.ones(3))", RuntimeError),
+    ("F.multi_margin_loss(lib.ones(3, 4), lib.tensor([0, 1, 1]), p=3)", ValueError),
+    ("F.multi_margin_loss(lib.ones(3, 4), lib.tensor([0, 1, 1]), reduction='avg')", ValueError),
+    ("lib.nn.MultiMarginLoss(weight=lib.ones(2, 2))", ValueError),
+    ("F.triplet_margin_with_distance_loss(lib.ones(2, 3), lib.ones(2, 3), lib.ones(3))", RuntimeError),
+    ("F.triplet_margin_with_distance_loss(lib.ones(2, 3), lib.ones(2, 3), lib.ones(2, 3), margin=0)", ValueError),
+    ("F.triplet_margin_with_distance_loss(lib.ones(2, 3), lib.ones(2, 3), lib.ones(2, 3), reduction='x')", ValueError),
+    ("lib.nn.TripletMarginWithDistanceLoss(margin=-1)", ValueError),
+])
+def test_margin_loss_errors_match_torch(call, exc):
+    msgs = []
+    for lib, F in ((torch, tF), (minitorch, mF)):
+        with pytest.raises(exc) as e:
+            eval(call, {"lib": lib, "F": F})
+        msgs.append(str(e.value))
+    assert msgs[1] == msgs[0]
+
+
+@pytest.mark.parametrize("swap", [False, True])
+@pytest.mark.parametrize("reduction", ["mean", "none"])
+@pytest.mark.parametrize("dist", [None, "cosine"])
+def test_triplet_margin_with_distance_loss_matches_torch(swap, reduction, dist):
+    torch.manual_seed(7)
+    a, p, n = (torch.randn(6, 5, requires_grad=True) for _ in range(3))
+    ma, mp, mn = (pair(t, True) for t in (a, p, n))
+    tdist = None if dist is None else (lambda u, v: 1.0 - tF.cosine_similarity(u, v))
+    mdist = None if dist is None else (lambda u, v: 1.0 - mF.cosine_similarity(u, v))
+    theirs = torch.nn.TripletMarginWithDistanceLoss(distance_function=tdist, margin=1.5, swap=swap, reduction=reduction)
+    ours = minitorch.nn.TripletMarginWithDistanceLoss(distance_function=mdist, margin=1.5, swap=swap, reduction=reduction)
+    if dist is None:
+        assert repr(ours) == repr(theirs)
+    t, o = theirs(a, p, n), ours(ma, mp, mn)
+    torch.testing.assert_close(torch.tensor(o.detach().numpy()), t.detach())
+    g = torch.randn(t.shape)
+    t.backward(g)
+    o.backward(minitorch.tensor(g.numpy()))
+    for mine, ref in ((ma, a), (mp, p), (mn, n)):
+        torch.testing.assert_close(torch.tensor(mine.grad.numpy()), ref.grad)
