@@ -426,6 +426,8 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
 
 def tensor_split(input: Tensor, indices_or_sections: Any, dim: int = 0) -> tuple[Tensor, ...]:
     "Split into sections (numpy's array_split rule) or at indices."
+    if input.ndim == 0:
+        raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims")
     d = normalize_dim(dim, input.ndim)
     n = input.shape[d]
     if isinstance(indices_or_sections, builtins.int):
@@ -501,12 +503,13 @@ def stack(tensors: Sequence[Tensor], dim: int = 0, *, out: Any = None) -> Tensor
 def hstack(tensors: Sequence[Tensor], *, out: Any = None) -> Tensor:
     "Concatenate along dim 1 (dim 0 for 1-D)."
     if out is not None: return _write_out(hstack(tensors), out, 'hstack')
+    tensors = [t.reshape(1) if t.ndim == 0 else t for t in tensors]   # PyTorch's atleast_1d first
     return cat(tensors, 0 if tensors[0].ndim == 1 else 1)
 
 def vstack(tensors: Sequence[Tensor], *, out: Any = None) -> Tensor:
     "Concatenate along dim 0 (1-D become rows)."
     if out is not None: return _write_out(vstack(tensors), out, 'vstack')
-    return cat([t.reshape(1, -1) if t.ndim == 1 else t for t in tensors], 0)
+    return cat([t.reshape(1, -1) if t.ndim <= 1 else t for t in tensors], 0)   # atleast_2d first
 
 class Flip(Function):
     "Reverse the order along dims (a copy)."
@@ -714,6 +717,10 @@ def index_select(input: Tensor, dim: int, index: Tensor, *, out: Any = None) -> 
     if out is not None: return _write_out(index_select(input, dim, index), out, 'index_select')
     d = normalize_dim(dim, input.ndim)
     if index.ndim > 1: raise IndexError("index_select(): Index is supposed to be a vector")
+    if input.ndim == 0:                                    # a 0-d input: one index, 0, and a 0-d result
+        if index.numel() != 1:
+            raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got {index.numel()} value(s)")
+        return index_select(input.reshape(1), 0, index.reshape(1)).reshape(())
     key = (slice(None),) * d + (index.reshape(-1),)
     return Index.apply(input, _np_key(key, input))
 
@@ -768,6 +775,10 @@ def masked_select(input: Tensor, mask: Tensor, *, out: Any = None) -> Tensor:
 def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
     "Indices of the non-zero elements."
     x = input.detach().cpu()
+    if x.ndim == 0:      # a 0-d tensor: (1, 0) or (0, 0) indices; as a tuple, one index vector [0] or []
+        nz = builtins.bool(x.item() != 0)
+        if as_tuple: return (tensor([0] * nz, dtype=dt.int64, device=input._device),)
+        return tensor(np.zeros((builtins.int(nz), 0)), dtype=dt.int64, device=input._device)
     idx = np.nonzero((x != 0).numpy() if x.dtype is dt.complex32 else x.numpy())
     if as_tuple: return tuple(tensor(i, dtype=dt.int64, device=input._device) for i in idx)
     return tensor(np.stack(idx, 1) if idx else np.zeros((1, 0)), dtype=dt.int64, device=input._device)
@@ -816,6 +827,12 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False, ret
 
 def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:
     "Counts of each non-negative integer value (weighted sums with `weights`)."
+    if not (input.dtype.is_floating_point or input.dtype.is_complex) and input.dtype is not dt.bool:
+        if input.ndim != 1 or (input.numel() and input.min().item() < 0):
+            raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    else:
+        from .ops import torch_name
+        raise NotImplementedError(f"\"bincount_cpu\" not implemented for '{torch_name(input.dtype)}'")
     w = None if weights is None else weights.detach().cpu().numpy()
     r = np.bincount(input.detach().cpu().numpy(), w, minlength)
     return tensor(r, dtype=dt.int64 if weights is None else (weights.dtype if weights.dtype.is_floating_point else dt.float64))

@@ -145,3 +145,16 @@ def test_errors_like_torch(k):
     with pytest.raises(Exception) as em: ERRS[k](mt, mF)
     assert type(em.value) is type(et.value)
     assert str(em.value).split('\n')[0] == str(et.value).split('\n')[0]
+
+
+def test_pad_and_channel_shuffle_new_tensors():
+    for f in [lambda F, x: F.pad(x, (0, 0)), lambda F, x: F.pad(x, (-1, 0), value=1.5), lambda F, x: F.pad(x, (1, 1)),
+              lambda F, x: F.channel_shuffle(x, 1), lambda F, x: F.channel_shuffle(x, 2)]:
+        xm, xt = mt.arange(16.).reshape(2, 2, 4), torch.arange(16.).reshape(2, 2, 4)
+        rm, rt = f(mF, xm), f(tF, xt)
+        assert rm.tolist() == rt.tolist()
+        assert (rm._data.storage is xm._data.storage) == (rt.untyped_storage().data_ptr() == xt.untyped_storage().data_ptr())
+    for shape in [(5,), (2, 4)]:
+        with pytest.raises(RuntimeError) as et: tF.channel_shuffle(torch.ones(shape), 2)
+        with pytest.raises(RuntimeError) as em: mF.channel_shuffle(mt.ones(shape), 2)
+        assert str(em.value) == str(et.value)

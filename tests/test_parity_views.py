@@ -91,3 +91,25 @@ def test_errors_like_torch(k):
     with pytest.raises(Exception) as em: ERRS[k](mt)
     assert type(em.value) is type(et.value)
     assert str(em.value).split('\n')[0] == str(et.value).split('\n')[0]
+
+
+def test_0d_inputs_like_torch():
+    for f in [lambda lib: lib.nonzero(lib.tensor(3.)), lambda lib: lib.nonzero(lib.tensor(0.)),
+              lambda lib: lib.argwhere(lib.tensor(3.)), lambda lib: lib.nonzero(lib.tensor(3.), as_tuple=True)[0],
+              lambda lib: lib.hstack([lib.tensor(1.), lib.tensor(2.)]), lambda lib: lib.vstack([lib.tensor(1.), lib.ones(1)]),
+              lambda lib: lib.index_select(lib.tensor(1.5), 0, lib.tensor([0])), lambda lib: lib.bincount(lib.tensor([1, 3]))]:
+        rm, rt = f(mt), f(torch)
+        assert tuple(rm.shape) == tuple(rt.shape) and rm.tolist() == rt.tolist()
+
+
+ERRS0 = [
+    lambda lib: lib.tensor_split(lib.tensor(1.), 2), lambda lib: lib.index_select(lib.tensor(1.), 0, lib.tensor([0, 0])),
+    lambda lib: lib.bincount(lib.tensor(1)), lambda lib: lib.bincount(lib.tensor([1.])), lambda lib: lib.bincount(lib.tensor([-1])),
+]
+
+
+@pytest.mark.parametrize('k', range(len(ERRS0)))
+def test_0d_errors_like_torch(k):
+    with pytest.raises(Exception) as et: ERRS0[k](torch)
+    with pytest.raises(Exception) as em: ERRS0[k](mt)
+    assert type(em.value) is type(et.value) and str(em.value) == str(et.value)

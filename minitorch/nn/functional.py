@@ -214,7 +214,7 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = 'constant', value: float 
             out = out.index_select(dim, minitorch.tensor(idx, device=input.device))
         return out
     value = 0.0 if value is None else value
-    out = input
+    out, copied = input, False
     for i in range(len(pad) // 2):
         dim, lo, hi = input.ndim - 1 - i, pad[2 * i], pad[2 * i + 1]
         if lo < 0 or hi < 0: out = out.narrow(dim, max(-lo, 0), out.shape[dim] - max(-lo, 0) - max(-hi, 0))
@@ -226,8 +226,8 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = 'constant', value: float 
             elif n > 0:
                 shape = list(out.shape); shape[dim] = n
                 parts.append(minitorch.full(shape, value, dtype=out.dtype, device=out.device))
-        out = minitorch.cat(parts, dim)
-    return out
+        out, copied = minitorch.cat(parts, dim), True
+    return out if copied else out.clone()    # a new tensor even when nothing is added (PyTorch copies)
 
 def _unfold4(input: Tensor, kernel: tuple, dilation: tuple, padding: tuple, stride: tuple,
              value: float = 0.0, ceil_mode: bool = False) -> tuple[Tensor, tuple]:
@@ -957,11 +957,14 @@ def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, traini
 
 def channel_shuffle(input: Tensor, groups: int) -> Tensor:
     "Interleave the channels of `groups` groups: `(N, g·k, *)` → `(N, k·g, *)` (ShuffleNet)."
+    if input.ndim <= 2:
+        raise RuntimeError(f"channel_shuffle expects input with > 2 dims, but got input with sizes {list(input.shape)}")
     C = input.shape[1]
     if C % groups != 0:
         raise RuntimeError(f"Number of channels must be divisible by groups. Got {C} channels and {groups} groups.")
     N, rest = input.shape[0], tuple(input.shape[2:])
-    return input.reshape(N, groups, C // groups, *rest).transpose(1, 2).reshape(N, C, *rest)
+    out = input.reshape(N, groups, C // groups, *rest).transpose(1, 2).reshape(N, C, *rest)
+    return out.clone() if out._data.storage is input._data.storage else out   # always a new tensor, like torch
 
 # %% ../../nbs/12_attention.ipynb #0f464100
 def _safe_softmax(scores: Tensor, dim: int = -1) -> Tensor:
