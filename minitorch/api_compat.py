@@ -7,7 +7,8 @@ __all__ = ['accelerator', 'cudnn', 'cuda', 'mps', 'is_available', 'current_accel
            'set_device_index', 'synchronize', 'device_index', 'current_device_idx', 'set_device_idx', 'embedding_bag',
            'EmbeddingBag', 'local_response_norm', 'LocalResponseNorm', 'ConstantPad3d', 'ZeroPad3d', 'ReflectionPad3d',
            'ReplicationPad3d', 'CircularPad1d', 'CircularPad2d', 'CircularPad3d', 'multi_margin_loss',
-           'MultiMarginLoss', 'triplet_margin_with_distance_loss', 'TripletMarginWithDistanceLoss']
+           'MultiMarginLoss', 'triplet_margin_with_distance_loss', 'TripletMarginWithDistanceLoss',
+           'LazyConvTranspose1d', 'LazyConvTranspose2d']
 
 # %% ../nbs/12h_api_compat.ipynb #a8360aea
 import contextlib
@@ -443,3 +444,35 @@ for _c in (MultiMarginLoss, TripletMarginWithDistanceLoss):
 for _f in (multi_margin_loss, triplet_margin_with_distance_loss):
     setattr(F, _f.__name__, _f)
     _f.__module__ = "minitorch.nn.functional"
+
+# %% ../nbs/12h_api_compat.ipynb #bfe8c595
+from .nn import _LazyConvXdMixin, ConvTranspose1d, ConvTranspose2d
+
+class _LazyConvTransposeMixin(_LazyConvXdMixin):
+    "In-channels from the first input; the weight is `(C_in, C_out / groups, *kernel)`."
+    def __init__(self, out_channels: int, kernel_size, stride=1, padding=0, output_padding=0, groups: int = 1,
+                 bias: bool = True, dilation=1, padding_mode: str = 'zeros', device=None, dtype=None) -> None:
+        self._lazy_conv_init(self.cls_to_become, out_channels, bias, device, dtype, kernel_size=kernel_size,
+                             stride=stride, padding=padding, output_padding=output_padding, groups=groups,
+                             dilation=dilation, padding_mode=padding_mode)
+
+    def initialize_parameters(self, input, output_size=None) -> None:
+        if self.has_uninitialized_params():
+            with minitorch.no_grad():
+                self.in_channels = input.shape[0] if input.ndim == self._spatial + 1 else input.shape[1]
+                if self.in_channels % self.groups != 0: raise ValueError('in_channels must be divisible by groups')
+                self.weight.materialize((self.in_channels, self.out_channels // self.groups, *self.kernel_size))
+                if self.bias is not None: self.bias.materialize((self.out_channels,))
+                self.reset_parameters()
+
+class LazyConvTranspose1d(_LazyConvTransposeMixin, ConvTranspose1d):
+    "`nn.ConvTranspose1d` whose `in_channels` is read from the first input."
+    cls_to_become, _spatial = ConvTranspose1d, 1
+
+class LazyConvTranspose2d(_LazyConvTransposeMixin, ConvTranspose2d):
+    "`nn.ConvTranspose2d` whose `in_channels` is read from the first input."
+    cls_to_become, _spatial = ConvTranspose2d, 2
+
+for _c in (LazyConvTranspose1d, LazyConvTranspose2d):
+    setattr(minitorch.nn, _c.__name__, _c)
+    _c.__module__ = "minitorch.nn"

@@ -377,3 +377,29 @@ def test_triplet_margin_with_distance_loss_matches_torch(swap, reduction, dist):
     o.backward(minitorch.tensor(g.numpy()))
     for mine, ref in ((ma, a), (mp, p), (mn, n)):
         torch.testing.assert_close(torch.tensor(mine.grad.numpy()), ref.grad)
+
+
+# ---- LazyConvTranspose1d / 2d ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name, shape, kw", [
+    ("LazyConvTranspose2d", (2, 6, 5, 5), dict(stride=2, groups=2)),
+    ("LazyConvTranspose2d", (6, 4, 3), dict(padding=1, output_padding=1, stride=2, bias=False)),
+    ("LazyConvTranspose1d", (2, 3, 7), dict(dilation=2)),
+])
+def test_lazy_conv_transpose_matches_torch(name, shape, kw):
+    torch.manual_seed(8)
+    theirs, ours = getattr(torch.nn, name)(4, 3, **kw), getattr(minitorch.nn, name)(4, 3, **kw)
+    assert repr(ours) == repr(theirs)
+    x = torch.randn(shape, requires_grad=True)
+    mx = pair(x, True)
+    t, o = theirs(x), ours(mx)   # the first call materialises the weights
+    assert type(ours).__name__ == type(theirs).__name__ and repr(ours) == repr(theirs)
+    assert tuple(ours.weight.shape) == tuple(theirs.weight.shape)
+    fan_in = ours.weight.shape[1] * int(np.prod(ours.weight.shape[2:]))
+    assert float(ours.weight.abs().max()) <= 1 / fan_in ** 0.5 and float(ours.weight.abs().max()) > 0
+    ours.load_state_dict({k: pair(v) for k, v in theirs.state_dict().items()})
+    t, o = theirs(x), ours(mx)
+    torch.testing.assert_close(torch.tensor(o.detach().numpy()), t.detach())
+    t.sum().backward()
+    o.sum().backward()
+    torch.testing.assert_close(torch.tensor(mx.grad.numpy()), x.grad)
