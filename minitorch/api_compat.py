@@ -68,7 +68,7 @@ def set_device_index(device, /) -> None:
     _need(device)
     i = _index_of(device)
     if not 0 <= i < device_count():
-        raise RuntimeError(f"Invalid device index {i}; there are {device_count()} devices.")
+        raise RuntimeError("CUDA error: invalid device ordinal")   # as torch.cuda.set_device
     _state["index"] = i
 
 def synchronize(device=None, /) -> None:

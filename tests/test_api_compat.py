@@ -403,3 +403,22 @@ def test_lazy_conv_transpose_matches_torch(name, shape, kw):
     t.sum().backward()
     o.sum().backward()
     torch.testing.assert_close(torch.tensor(mx.grad.numpy()), x.grad)
+
+
+def test_accelerator_under_the_simulator_is_cuda():
+    "With NUMBA_ENABLE_CUDASIM=1 (a fresh process), minitorch.cuda is available and the accelerator is cuda."
+    import os
+    import subprocess
+    import sys
+    code = ("import minitorch as m; a = m.accelerator\n"
+            "assert a.is_available() and a.current_accelerator() == m.device('cuda') and a.device_count() == 1\n"
+            "assert a.current_device_index() == 0; a.set_device_index('cuda:0'); a.synchronize()\n"
+            "with a.device_index(0): pass\n"
+            "try: a.set_device_index(1)\n"
+            "except RuntimeError as e: assert 'invalid device ordinal' in str(e)\n"
+            "else: raise AssertionError('index 1 accepted')\n"
+            "assert m.ones(2, device=a.current_accelerator()).sum().item() == 2.0\n")
+    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
+    env.pop("MINITORCH_CUDASIM_AUTO", None)
+    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
