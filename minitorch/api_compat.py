@@ -8,7 +8,7 @@ __all__ = ['accelerator', 'cudnn', 'cuda', 'mps', 'is_available', 'current_accel
            'EmbeddingBag', 'local_response_norm', 'LocalResponseNorm', 'ConstantPad3d', 'ZeroPad3d', 'ReflectionPad3d',
            'ReplicationPad3d', 'CircularPad1d', 'CircularPad2d', 'CircularPad3d', 'multi_margin_loss',
            'MultiMarginLoss', 'triplet_margin_with_distance_loss', 'TripletMarginWithDistanceLoss',
-           'LazyConvTranspose1d', 'LazyConvTranspose2d']
+           'LazyConvTranspose1d', 'LazyConvTranspose2d', 'pdist']
 
 # %% ../nbs/12h_api_compat.ipynb #a8360aea
 import contextlib
@@ -476,3 +476,21 @@ class LazyConvTranspose2d(_LazyConvTransposeMixin, ConvTranspose2d):
 for _c in (LazyConvTranspose1d, LazyConvTranspose2d):
     setattr(minitorch.nn, _c.__name__, _c)
     _c.__module__ = "minitorch.nn"
+
+# %% ../nbs/12h_api_compat.ipynb #818e6d6e
+def pdist(input, p: float = 2):
+    "As torch.pdist / torch.nn.functional.pdist: the p-norm distance of every pair of rows i < j of a 2-D input."
+    if input.dim() != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.dim()}D")
+    if not input.dtype.is_floating_point:
+        raise RuntimeError("pdist only supports floating-point dtypes")
+    if p < 0:
+        raise RuntimeError("pdist only supports non-negative p values")
+    i, j = np.triu_indices(input.shape[0], 1)
+    if len(i) == 0:
+        return minitorch.empty(0, dtype=input.dtype, device=input.device)
+    rows = lambda k: input.index_select(0, minitorch.tensor(k.tolist(), dtype=minitorch.int64, device=input.device))
+    return (rows(i) - rows(j)).norm(p=p, dim=1)
+
+F.pdist = minitorch.pdist = pdist
+pdist.__module__ = "minitorch"

@@ -422,3 +422,36 @@ def test_accelerator_under_the_simulator_is_cuda():
     env.pop("MINITORCH_CUDASIM_AUTO", None)
     r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr[-2000:]
+
+
+# ---- pdist -------------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("p", [0.5, 1, 2, 3, float("inf")])
+@pytest.mark.parametrize("n", [1, 2, 5])
+def test_pdist_matches_torch(p, n):
+    torch.manual_seed(9)
+    x = torch.randn(n, 4, dtype=torch.float64)
+    if n == 5:
+        x.data[3] = x.data[1]   # a coincident pair: the gradient there is 0 in both
+    x.requires_grad_(True)
+    mx = pair(x, True)
+    t, o = torch.pdist(x, p), minitorch.pdist(mx, p)
+    assert tuple(o.shape) == tuple(t.shape) and o.dtype == minitorch.float64
+    torch.testing.assert_close(torch.tensor(o.detach().numpy()), t.detach())
+    assert mF.pdist is minitorch.pdist
+    if t.numel():
+        g = torch.rand(t.shape, dtype=torch.float64)
+        t.backward(g)
+        o.backward(minitorch.tensor(g.numpy()))
+        torch.testing.assert_close(torch.tensor(mx.grad.numpy()), x.grad)
+
+
+@pytest.mark.parametrize("call", ["pdist(lib.ones(2, 3, 4))", "pdist(lib.ones(3, 4), p=-1)",
+                                  "pdist(lib.ones(3, 4).long())"])
+def test_pdist_errors_match_torch(call):
+    msgs = []
+    for lib in (torch, minitorch):
+        with pytest.raises(RuntimeError) as e:
+            eval("lib." + call, {"lib": lib})
+        msgs.append(str(e.value))
+    assert msgs[0] == msgs[1]
