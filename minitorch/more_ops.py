@@ -542,6 +542,7 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False, *, out
 def quantile(input: Tensor, q: Any, dim: int | None = None, keepdim: bool = False, *, interpolation: str = 'linear', out: Any = None) -> Tensor:
     "`q`-th quantiles along `dim` (all elements when `dim` is None), linear interpolation between order statistics."
     if out is not None: return _write_out(quantile(input, q, dim, keepdim, interpolation=interpolation), out, 'quantile')
+    if input.numel() == 0: raise RuntimeError("quantile() input tensor must be non-empty")
     if not input.dtype.is_floating_point:
         raise RuntimeError(f"quantile() input tensor must be either float or double dtype")
     if interpolation not in ('linear', 'lower', 'higher', 'midpoint', 'nearest'):

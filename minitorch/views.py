@@ -363,8 +363,12 @@ def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
     if input.ndim == 0: raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     d = normalize_dim(dim, input.ndim)
     if isinstance(start, Tensor): start = start.item()
-    if start < 0: start += input.shape[d]
-    if start < 0 or start + length > input.shape[d]:
+    n = input.shape[d]
+    if not -n <= start <= n:                               # PyTorch: an IndexError (quantile relies on it)
+        raise IndexError(f"start out of range (expected to be in range of [{-n}, {n}], but got {start})")
+    if start < 0: start += n
+    if length < 0: raise RuntimeError("narrow(): length must be non-negative.")
+    if start + length > n:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({input.shape[d]}).")
     return _Slice.apply(input, lambda td: td.narrow(d, start, length))
 

@@ -113,3 +113,11 @@ def test_0d_errors_like_torch(k):
     with pytest.raises(Exception) as et: ERRS0[k](torch)
     with pytest.raises(Exception) as em: ERRS0[k](mt)
     assert type(em.value) is type(et.value) and str(em.value) == str(et.value)
+
+
+@pytest.mark.parametrize('start,length', [(5, 0), (-4, 1), (2, 3), (1, -1), (3, 0), (-1, 1), (-3, 3)])
+def test_narrow_errors_and_values_like_torch(start, length):
+    def run(lib):
+        try: return lib.arange(3).narrow(0, start, length).tolist()
+        except Exception as e: return type(e).__name__, str(e)
+    assert run(mt) == run(torch)
