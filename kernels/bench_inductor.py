@@ -41,9 +41,19 @@ def main(B=512, D=512, T=256):
         comp = bench(c, *m_args)
         with torch.no_grad(): te = bench(tf, *t_args)
         rows.append((name, eager, comp, te, c.kernel_count, len([n for n in c.graph.nodes if n.op == 'call_function'])))
+    # a training step: forward + backward of the MLP block as a module, through minitorch.compile (aot + kernels)
+    def step(model, x):
+        for p in model.parameters(): p.grad = None
+        model(x).sum().backward()
+    net = minitorch.nn.Sequential(minitorch.nn.Linear(D, D), minitorch.nn.GELU(), minitorch.nn.LayerNorm(D))
+    tnet = torch.nn.Sequential(torch.nn.Linear(D, D), torch.nn.GELU(), torch.nn.LayerNorm(D))
+    xm, xt = minitorch.from_numpy(arrs[0]), torch.from_numpy(arrs[0])
+    cnet = minitorch.compile(net)
+    rows.append(('mlp training step', bench(step, net, xm, reps=5), bench(step, cnet, xm, reps=5),
+                 bench(step, tnet, xt, reps=5), -1, -1))
     print(f'{"workload":22s} {"minitorch eager":>16s} {"inductor":>10s} {"speedup":>8s} {"torch eager":>12s} {"kernels/ops":>12s}')
     for name, e, c, t, k, n in rows:
-        print(f'{name:22s} {e:13.2f} ms {c:7.2f} ms {e / c:7.2f}x {t:9.2f} ms {k:>6d}/{n}')
+        print(f'{name:22s} {e:13.2f} ms {c:7.2f} ms {e / c:7.2f}x {t:9.2f} ms {k:>6d}/{n}' if k >= 0 else f'{name:22s} {e:13.2f} ms {c:7.2f} ms {e / c:7.2f}x {t:9.2f} ms')
     code = ('import time, numpy as np, minitorch; from minitorch.compiler.inductor import compile_fn\n'
             'F = minitorch.nn.functional; x = [minitorch.randn(*s) for s in [(4, 8), (8,), (8,)]]\n'
             't = time.perf_counter(); c = compile_fn(lambda x, w, b: F.layer_norm(F.gelu(x * w + b), (8,)), x); c(*x)\n'
