@@ -16,6 +16,7 @@ from typing import Any, Callable
 
 import minitorch
 from .dispatch import TorchDispatchMode
+from .tensor_data import ALLOC_HOOKS, _COUNT_CPU
 
 __all__ = ["ProfilerActivity", "profile", "record_function", "FunctionEvent", "FunctionEventAvg", "EventList"]
 
@@ -73,11 +74,7 @@ class _ProfileMode(TorchDispatchMode):
             ev.end = time.perf_counter_ns()
             if p._stack[-1] is ev: p._stack.pop()
             else: p._stack.remove(ev)
-        if p.profile_memory:
-            if isinstance(out, minitorch.Tensor): p._maybe_alloc(ev, out._data.storage, args)
-            elif isinstance(out, (tuple, list)):
-                for s in _storages(out): p._maybe_alloc(ev, s, args)
-        return out
+        return out   # (the bytes it allocated were booked as they happened: `profile._on_memory`)
 
 # %% ../nbs/24b_profiler.ipynb #bd4f1e4a
 class profile:
@@ -95,10 +92,13 @@ class profile:
         _current.append(self)
         self._t0 = time.perf_counter_ns()
         self._mode = _ProfileMode(self); self._mode.__enter__()
+        if self.profile_memory:   # the allocator (chapter 2) reports every storage made or freed from now on
+            ALLOC_HOOKS.append(self._on_memory); _COUNT_CPU[0] += 1
         return self
 
     def __exit__(self, *exc: Any) -> None:
         self._mode.__exit__(*exc)
+        if self.profile_memory: ALLOC_HOOKS.remove(self._on_memory); _COUNT_CPU[0] -= 1
         _current.remove(self)
         self._live.clear()   # frees after the profile are not ours (the callbacks find nothing to book)
 
@@ -112,22 +112,21 @@ class profile:
         if self._stack and self._stack[-1] is ev: self._stack.pop()
         elif ev in self._stack: self._stack.remove(ev)
 
-    def _maybe_alloc(self, ev: FunctionEvent, s: Any, args: tuple) -> None:
-        "Book storage `s` (an output of op `ev`) as allocated by it, unless it is alive or one of its inputs'."
-        sid = id(s)
-        if sid in self._live: return
-        for a in args:
-            if isinstance(a, minitorch.Tensor) and a._data.storage is s: return
-            if isinstance(a, (list, tuple)) and any(x is s for x in _storages(a)): return
-        n = _nbytes(s)
-        ev.self_mem += n
+    def _on_memory(self, device: str, n: int, sid: int) -> None:
+        "The allocator's report of one CPU storage made (n > 0) or freed: booked to the op running now."
+        if device != 'cpu': return
+        if n < 0: return self._free(sid, -n)
+        if self._stack: self._stack[-1].self_mem += n
+        else:
+            ev = FunctionEvent("[memory]", time.perf_counter_ns(), None); ev.self_mem = n
+            self._events.append(ev)
         self._mem_now += n
         if self._mem_now > self._mem_peak: self._mem_peak = self._mem_now
-        self._live[sid] = (weakref.ref(s, lambda _, sid=sid, n=n: self._free(sid, n)), n)
+        self._live[sid] = n
         self.memory_events.append((time.perf_counter_ns() - self._t0, n, sid))
 
     def _free(self, sid: int, n: int) -> None:
-        if self._live.pop(sid, None) is None: return
+        if self._live.pop(sid, None) is None: return   # made before the profile started: not ours
         self._mem_now -= n
         self.memory_events.append((time.perf_counter_ns() - self._t0, -n, sid))
         if self._stack: self._stack[-1].self_mem -= n

@@ -98,13 +98,13 @@ def normalize_dim(dim: int, ndim: int) -> int:
 # %% ../nbs/02_tensor_data.ipynb #c11fb221
 _MEMORY: dict = {}     # device -> [live bytes, peak bytes]
 _LIVE: dict = {}       # id(storage) -> its weak reference (alive while the storage is)
-ALLOC_HOOKS: list = []   # fn(device, nbytes): told of each allocation (nbytes > 0) and free (nbytes < 0)
+ALLOC_HOOKS: list = []   # fn(device, nbytes, key): each allocation (nbytes > 0) and free (< 0); key: the storage's
 _COUNT_CPU = [0]       # CPU storages are counted while > 0
 
 def _freed(key: int, n: int, device: str) -> None:
     _LIVE.pop(key, None)
     _MEMORY[device][0] -= n
-    for h in ALLOC_HOOKS: h(device, -n)
+    for h in ALLOC_HOOKS: h(device, -n, key)
 
 def record_alloc(storage: Any, device: str = 'cpu') -> None:
     "Count `storage` (once) as `storage.nbytes` allocated on `device`, until it is freed."
@@ -115,7 +115,7 @@ def record_alloc(storage: Any, device: str = 'cpu') -> None:
     m = _MEMORY.setdefault(device, [0, 0])
     m[0] += n
     if m[0] > m[1]: m[1] = m[0]
-    for h in ALLOC_HOOKS: h(device, n)
+    for h in ALLOC_HOOKS: h(device, n, key)
 
 def memory_allocated(device: str = 'cpu') -> int:
     "Bytes of live storage counted on `device`."

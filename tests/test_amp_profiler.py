@@ -78,3 +78,18 @@ def test_profiling_overhead_under_1_5x():
         t = clock(); step(); plain.append(clock() - t)
         t = clock(); profiled(); prof.append(clock() - t)
     assert min(prof) <= 1.5 * min(plain), (min(prof), min(plain))
+
+
+def test_profile_peak_equals_the_allocator_peak():
+    "minitorch owns every allocation: the profile's peak is the allocator's peak over the same region."
+    import gc
+    from minitorch.tensor_data import count_cpu_memory, memory_allocated, max_memory_allocated, reset_peak_memory_stats
+    from minitorch.profiler import profile, ProfilerActivity
+    lin, x = minitorch.nn.Linear(64, 64), minitorch.randn(32, 64)
+    with count_cpu_memory():
+        gc.collect(); reset_peak_memory_stats('cpu'); base = memory_allocated('cpu')
+        with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
+            y = lin(x)
+            y.sum().backward()
+        assert prof.peak_memory == max_memory_allocated('cpu') - base
+        assert prof.peak_memory >= 32 * 64 * 4 + 64 * 64 * 4 + 64 * 4   # output, weight.grad, bias.grad at least
