@@ -54,15 +54,15 @@ def _np_relu(x: np.ndarray) -> np.ndarray:
 
 def _np_sign(x: np.ndarray) -> np.ndarray:
     "Sign of each element (bool stays bool)."
-    return x if x.dtype == np.bool_ else np.sign(x)
+    return x.copy() if x.dtype == np.bool_ else np.sign(x)   # a new array: the result never aliases the input
 
 def _np_round(x: np.ndarray) -> np.ndarray:
     "Round half to even (integers unchanged)."
-    return x if x.dtype.kind in 'biu' else np.round(x)
+    return x.copy() if x.dtype.kind in 'biu' else np.round(x)
 
 def _int_safe(fn: Callable) -> Callable:
     "Wrap a float rounding function so integers pass through unchanged."
-    return lambda x: x if x.dtype.kind in 'biu' else fn(x)
+    return lambda x: x.copy() if x.dtype.kind in 'biu' else fn(x)
 
 MAP_OPS: dict[str, Callable] = {
     'id': lambda x: x.copy(), 'neg': np.negative, 'abs': np.abs, 'exp': np.exp, 'exp2': np.exp2, 'log': np.log,

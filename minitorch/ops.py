@@ -1171,9 +1171,14 @@ for _f in (add, sub, mul, div, floor_divide, remainder, fmod, pow, maximum, mini
            ceil, trunc, round, sgn, negative, absolute, arcsin, arccos, arctan, arcsinh, arccosh, arctanh, fix,
            eq, ne, lt, le, gt, ge, greater, greater_equal, less, less_equal, not_equal, logical_and, logical_or,
            logical_xor, logical_not, bitwise_and, bitwise_or, bitwise_xor, bitwise_not, isnan, isinf, isfinite,
-           isposinf, isneginf, signbit, isclose, allclose, equal, where, clamp, clip, clamp_min, clamp_max, atan2,
+           isposinf, isneginf, signbit, isclose, allclose, equal, clamp, clip, clamp_min, clamp_max, atan2,
            arctan2, clone, conj, positive):
     setattr(Tensor, _f.__name__, _f)
+
+def _where_method(self: Tensor, condition: Tensor, other: Any) -> Tensor:
+    "`x.where(condition, y)`: `where(condition, x, y)` (the tensor is the value where the condition holds)."
+    return where(condition, self, other)
+Tensor.where = _where_method
 for _alias in ('multiply', 'subtract', 'divide', 'negative', 'absolute', 'arcsin', 'arccos', 'arctan', 'arcsinh',
                'arccosh', 'arctanh', 'fix', 'greater', 'greater_equal', 'less', 'less_equal', 'not_equal', 'clip',
                'arctan2'):
