@@ -9,8 +9,11 @@ import argparse
 import os
 import runpy
 import shutil
+import socket
 import subprocess
 import sys
+import threading
+import time
 import traceback
 from pathlib import Path
 
@@ -60,6 +63,7 @@ def set_torchrun_env(environ: dict = os.environ) -> dict:
 def run_worker(target: list[str], module: bool = False) -> int:
     "Run the script (or module) `target[0]` with arguments `target[1:]` as __main__; abort the job if it raises."
     set_torchrun_env()
+    _end_with_launcher()
     sys.argv = list(target)
     try:
         if module: runpy.run_module(target[0], run_name="__main__", alter_sys=True)
@@ -75,6 +79,19 @@ def run_worker(target: list[str], module: bool = False) -> int:
         traceback.print_exc()
         _abort(1)
         return 1
+
+
+def _end_with_launcher() -> None:
+    "A worker never outlives the launcher of its job: if the launcher is killed, the worker exits within a second."
+    pid = int(os.environ.get("MINITORCH_LAUNCHER_PID") or 0)
+    if not pid or os.environ.get("MINITORCH_LAUNCHER_HOST") != socket.gethostname(): return   # (another machine)
+    def watch() -> None:
+        while True:
+            time.sleep(1.0)
+            try: os.kill(pid, 0)
+            except ProcessLookupError: os._exit(1)
+            except PermissionError: pass
+    threading.Thread(target=watch, daemon=True, name="launcher-watch").start()
 
 
 def _abort(code: int) -> None:
@@ -108,6 +125,8 @@ def main(argv: list[str] | None = None) -> int:
     for var, value in (("MASTER_ADDR", a.master_addr), ("MASTER_PORT", a.master_port)):
         if value: os.environ[var] = str(value)
     cmd = mpiexec_command(a.nproc_per_node * a.nnodes, a.target, a.hostfile, a.module)
+    os.environ["MINITORCH_LAUNCHER_PID"] = str(os.getpid())   # the workers end if this process is killed
+    os.environ["MINITORCH_LAUNCHER_HOST"] = socket.gethostname()
     proc = subprocess.Popen(cmd, start_new_session=True)
     try:
         return proc.wait(timeout=a.timeout)
