@@ -494,3 +494,11 @@ def pdist(input, p: float = 2):
 
 F.pdist = minitorch.pdist = pdist
 pdist.__module__ = "minitorch"
+
+# %% ../nbs/12h_api_compat.ipynb #6f1aebb3
+import importlib as _importlib
+for _sub, _classes in {'conv': (LazyConvTranspose1d, LazyConvTranspose2d),
+                       'loss': (MultiMarginLoss, TripletMarginWithDistanceLoss), 'normalization': (LocalResponseNorm,),
+                       'sparse': (EmbeddingBag,), 'padding': (CircularPad1d, CircularPad2d, CircularPad3d, ConstantPad3d,
+                                                             ReflectionPad3d, ReplicationPad3d, ZeroPad3d)}.items():
+    for _c in _classes: setattr(_importlib.import_module(f'minitorch.nn.modules.{_sub}'), _c.__name__, _c)
