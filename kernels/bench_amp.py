@@ -16,6 +16,8 @@ import torch
 import minitorch
 from minitorch.amp import GradScaler, autocast
 
+from bench_training import digits_cnn, digits_mlp   # the same two models as the training benchmark
+
 
 def timed(fn, repeat):
     "Best wall time of `fn()` over `repeat` runs after one warm-up run (the minimum: the machine is shared)."
@@ -24,17 +26,6 @@ def timed(fn, repeat):
     for _ in range(repeat):
         t0 = time.perf_counter(); fn(); ts.append(time.perf_counter() - t0)
     return float(np.min(ts))
-
-
-def digits_mlp(lib):
-    return lib.nn.Sequential(lib.nn.Linear(64, 256), lib.nn.ReLU(), lib.nn.Linear(256, 256), lib.nn.ReLU(),
-                             lib.nn.Linear(256, 10))
-
-
-def digits_cnn(lib):
-    n = lib.nn
-    return n.Sequential(n.Conv2d(1, 16, 3, padding=1), n.ReLU(), n.MaxPool2d(2), n.Conv2d(16, 32, 3, padding=1),
-                        n.ReLU(), n.MaxPool2d(2), n.Flatten(), n.Linear(128, 10))
 
 
 def step_time(lib, make, x_np, y_np, dtype, repeat):

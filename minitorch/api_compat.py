@@ -12,6 +12,7 @@ __all__ = ['accelerator', 'cudnn', 'cuda', 'mps', 'is_available', 'current_accel
 
 # %% ../nbs/12h_api_compat.ipynb #a8360aea
 import contextlib
+import importlib
 import sys
 import types
 import warnings
@@ -310,12 +311,19 @@ class LocalResponseNorm(Module):
         return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
 
 # %% ../nbs/12h_api_compat.ipynb #4754d723
-for _name, _obj in (("EmbeddingBag", EmbeddingBag), ("LocalResponseNorm", LocalResponseNorm)):
-    setattr(minitorch.nn, _name, _obj)
-    _obj.__module__ = "minitorch.nn"
-for _f in (embedding_bag, local_response_norm):
-    setattr(F, _f.__name__, _f)
-    _f.__module__ = "minitorch.nn.functional"
+def _publish(*objs: object, sub: str) -> None:
+    "Each class at `minitorch.nn.<Name>` and torch's path `nn.modules.<sub>.<Name>`; each function at `F.<name>`."
+    for o in objs:
+        if isinstance(o, type):
+            setattr(minitorch.nn, o.__name__, o)
+            setattr(importlib.import_module(f"minitorch.nn.modules.{sub}"), o.__name__, o)
+            o.__module__ = "minitorch.nn"
+        else:
+            setattr(F, o.__name__, o)
+            o.__module__ = "minitorch.nn.functional"
+
+_publish(EmbeddingBag, embedding_bag, sub="sparse")
+_publish(LocalResponseNorm, local_response_norm, sub="normalization")
 
 # %% ../nbs/12h_api_compat.ipynb #ffa1da1d
 from .nn.activations import _PadNd, ConstantPad1d, ZeroPad1d, ReflectionPad1d, ReplicationPad1d
@@ -352,9 +360,8 @@ class CircularPad3d(CircularPad1d):
     "Pad the last three dims periodically."
     _d = 3
 
-for _c in (ConstantPad3d, ZeroPad3d, ReflectionPad3d, ReplicationPad3d, CircularPad1d, CircularPad2d, CircularPad3d):
-    setattr(minitorch.nn, _c.__name__, _c)
-    _c.__module__ = "minitorch.nn"
+_publish(ConstantPad3d, ZeroPad3d, ReflectionPad3d, ReplicationPad3d, CircularPad1d, CircularPad2d, CircularPad3d,
+         sub="padding")
 
 # %% ../nbs/12h_api_compat.ipynb #dc8f39fd
 from .nn.modules import _Loss, _WeightedLoss
@@ -438,12 +445,8 @@ class TripletMarginWithDistanceLoss(_Loss):
         return triplet_margin_with_distance_loss(anchor, positive, negative, distance_function=self.distance_function,
                                                  margin=self.margin, swap=self.swap, reduction=self.reduction)
 
-for _c in (MultiMarginLoss, TripletMarginWithDistanceLoss):
-    setattr(minitorch.nn, _c.__name__, _c)
-    _c.__module__ = "minitorch.nn"
-for _f in (multi_margin_loss, triplet_margin_with_distance_loss):
-    setattr(F, _f.__name__, _f)
-    _f.__module__ = "minitorch.nn.functional"
+_publish(MultiMarginLoss, TripletMarginWithDistanceLoss, multi_margin_loss, triplet_margin_with_distance_loss,
+         sub="loss")
 
 # %% ../nbs/12h_api_compat.ipynb #bfe8c595
 from .nn import _LazyConvXdMixin, ConvTranspose1d, ConvTranspose2d
@@ -473,9 +476,7 @@ class LazyConvTranspose2d(_LazyConvTransposeMixin, ConvTranspose2d):
     "`nn.ConvTranspose2d` whose `in_channels` is read from the first input."
     cls_to_become, _spatial = ConvTranspose2d, 2
 
-for _c in (LazyConvTranspose1d, LazyConvTranspose2d):
-    setattr(minitorch.nn, _c.__name__, _c)
-    _c.__module__ = "minitorch.nn"
+_publish(LazyConvTranspose1d, LazyConvTranspose2d, sub="conv")
 
 # %% ../nbs/12h_api_compat.ipynb #818e6d6e
 def pdist(input, p: float = 2):
@@ -494,11 +495,3 @@ def pdist(input, p: float = 2):
 
 F.pdist = minitorch.pdist = pdist
 pdist.__module__ = "minitorch"
-
-# %% ../nbs/12h_api_compat.ipynb #6f1aebb3
-import importlib as _importlib
-for _sub, _classes in {'conv': (LazyConvTranspose1d, LazyConvTranspose2d),
-                       'loss': (MultiMarginLoss, TripletMarginWithDistanceLoss), 'normalization': (LocalResponseNorm,),
-                       'sparse': (EmbeddingBag,), 'padding': (CircularPad1d, CircularPad2d, CircularPad3d, ConstantPad3d,
-                                                             ReflectionPad3d, ReplicationPad3d, ZeroPad3d)}.items():
-    for _c in _classes: setattr(_importlib.import_module(f'minitorch.nn.modules.{_sub}'), _c.__name__, _c)

@@ -10,7 +10,6 @@ import json
 import os
 import threading
 import time
-import weakref
 from collections import defaultdict
 from typing import Any, Callable
 
@@ -50,16 +49,6 @@ class FunctionEvent:
         return f"<FunctionEvent {self.name} cpu_time={self.cpu_time_total:.1f}us self_mem={self.self_mem}>"
 
 # %% ../nbs/24b_profiler.ipynb #a5f9d6f2
-def _storages(x: Any) -> list:
-    "The storages of the tensors in `x` (a tensor, or lists/tuples of them)."
-    if isinstance(x, minitorch.Tensor): return [x._data.storage]
-    if isinstance(x, (list, tuple)): return [s for v in x for s in _storages(v)]
-    return []
-
-def _nbytes(s: Any) -> int:
-    n = getattr(s, "nbytes", None)
-    return int(n if n is not None else s.data.nbytes)
-
 class _ProfileMode(TorchDispatchMode):
     "Times every op below the public API and books its allocations (and later frees)."
     def __init__(self, prof: profile) -> None: self.prof = prof

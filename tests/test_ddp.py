@@ -1,8 +1,7 @@
 """DistributedDataParallel on real processes: equal to single-process training after every step, PyTorch's bucket
 boundaries, no_sync, unused parameters and communication hooks; bucket assignment against torch's own function."""
-import subprocess
+import os
 import sys
-from pathlib import Path
 
 import pytest
 import torch
@@ -11,15 +10,14 @@ import torch.distributed as tdist
 import minitorch as mt
 from minitorch.nn.parallel import compute_bucket_assignment_by_size
 
-SCRIPT = Path(__file__).parent / "dist" / "ddp.py"
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from dist_launch import launch_cases  # noqa: E402
+
 pytestmark = pytest.mark.dist
 
 
 def launch(nproc, case, timeout=150):
-    cmd = [sys.executable, "-m", "minitorch.distributed.run", "--nproc-per-node", str(nproc), "--timeout",
-           str(timeout), str(SCRIPT), case]
-    res = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout + 30)
-    assert res.returncode == 0 and res.stdout.count(f"{case} ok") == nproc, res.stdout[-3000:] + res.stderr[-3000:]
+    launch_cases("ddp.py", nproc, [case], timeout)
 
 
 @pytest.mark.parametrize("nproc,case", [(2, "equal"), (3, "equal"), (2, "bucket_view"), (3, "tiny_buckets"),

@@ -1,10 +1,9 @@
 """FullyShardedDataParallel: on 2 and 3 real ranks equal to single-process training after every step (three
 strategies, nested units, prefetch, mixed precision, state dicts), memory per rank 1/N of DDP's; the auto-wrap
 decisions against torch's own `_recursive_wrap`."""
-import subprocess
+import os
 import sys
 from functools import partial
-from pathlib import Path
 
 import pytest
 import torch
@@ -14,18 +13,14 @@ import minitorch as mt
 from minitorch import nn
 from minitorch.distributed.fsdp import ModuleWrapPolicy, _recursive_wrap, size_based_auto_wrap_policy
 
-SCRIPT = Path(__file__).parent / "dist" / "fsdp.py"
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from dist_launch import launch_cases  # noqa: E402
+
 pytestmark = pytest.mark.dist
 
 
 def launch(nproc, cases, timeout=150):
-    cmd = [sys.executable, "-m", "minitorch.distributed.run", "--nproc-per-node", str(nproc), "--timeout",
-           str(timeout), str(SCRIPT), *cases]
-    res = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout + 30)
-    assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
-    for case in cases:
-        assert res.stdout.count(f"{case} ok") == nproc, (case, res.stdout[-3000:] + res.stderr[-3000:])
-    return res.stdout
+    return launch_cases("fsdp.py", nproc, cases, timeout)
 
 
 def test_fsdp_two_ranks():

@@ -217,3 +217,52 @@ def test_word_language_model(rnn_type, tied):
     for (l1, v1), (l2, v2) in zip(runs["minitorch"], runs["torch"]):
         close(l1, l2, rtol=1e-3, atol=1e-4)
         close(v1, v2, rtol=1e-3, atol=1e-4)
+
+
+# ---- programs that use EmbeddingBag and torch.accelerator (the API-compatibility chapter, 12h) ----------------
+
+def test_text_classification_embedding_bag_program():
+    rng = np.random.default_rng(3)
+    def samples(n):   # (label in 1..4, a bag of 3..12 token ids whose label shows in the ids)
+        out = []
+        for _ in range(n):
+            label = int(rng.integers(1, 5))
+            ids = rng.integers(0, 60, int(rng.integers(3, 13))) // 4 * 4 + (label - 1)
+            out.append((str(label), ids.tolist()))
+        return out
+    train_ds, valid_ds = samples(48), samples(16)
+    runs = {}
+    for lib in ("torch", "minitorch"):
+        prog = load("text_classification", lib)
+        prog.torch.manual_seed(0)
+        model = prog.TextClassificationModel(64, 16, 4)
+        if lib == "torch": init = snapshot(model)
+        else: copy_weights(model, init)
+        runs[lib] = prog.main(train_ds, valid_ds, model, EPOCHS=3, LR=5, BATCH_SIZE=8)
+    for (l1, a1), (l2, a2) in zip(runs["minitorch"], runs["torch"]):
+        np.testing.assert_allclose(l1, l2, rtol=1e-4, atol=1e-5)
+        assert a1 == a2
+    assert runs["torch"][-1][1] > 0.5   # it learns, so the comparison covers real updates
+
+
+@pytest.mark.skipif(torch.accelerator.is_available() or minitorch.cuda.is_available(), reason="compares two CPU runs")
+def test_cifar10_blitz_program_with_accelerator_device():
+    rng = np.random.default_rng(4)
+    Xtr, ytr = rng.standard_normal((32, 3, 32, 32)).astype(np.float32), rng.integers(0, 10, 32)
+    Xte, yte = rng.standard_normal((8, 3, 32, 32)).astype(np.float32), rng.integers(0, 10, 8)
+    runs = {}
+    for lib in ("torch", "minitorch"):
+        prog = load("cifar10_classifier", lib)
+        T = prog.torch
+        assert prog.device == "cpu" and T.backends.cudnn.benchmark is True
+        T.backends.cudnn.benchmark = False
+        T.manual_seed(0)
+        net = prog.Net()
+        if lib == "torch": init = snapshot(net)
+        else: copy_weights(net, init)
+        TD = T.utils.data.TensorDataset
+        runs[lib] = prog.main(TD(T.tensor(Xtr), T.tensor(ytr)), TD(T.tensor(Xte), T.tensor(yte)), net, epochs=2)
+    (l1, a1), (l2, a2) = runs["minitorch"], runs["torch"]
+    assert len(l1) == len(l2) == 4
+    np.testing.assert_allclose(l1, l2, rtol=1e-4, atol=1e-5)
+    assert a1 == a2

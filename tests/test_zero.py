@@ -1,8 +1,7 @@
 """ZeroRedundancyOptimizer: on 2 and 3 real ranks equal to single-process Adam/SGD after every step, state dicts
 consolidated and reloaded; the greedy partition against torch's own `_partition_parameters`."""
-import subprocess
+import os
 import sys
-from pathlib import Path
 
 import pytest
 import torch
@@ -11,17 +10,14 @@ from torch.distributed.optim import ZeroRedundancyOptimizer as TorchZero
 import minitorch as mt
 from minitorch.distributed.optim import partition_parameters, zero_memory_bytes
 
-SCRIPT = Path(__file__).parent / "dist" / "zero.py"
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from dist_launch import launch_cases  # noqa: E402
+
 pytestmark = pytest.mark.dist
 
 
 def launch(nproc, cases, timeout=150):
-    cmd = [sys.executable, "-m", "minitorch.distributed.run", "--nproc-per-node", str(nproc), "--timeout",
-           str(timeout), str(SCRIPT), *cases]
-    res = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout + 30)
-    assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
-    for case in cases:
-        assert res.stdout.count(f"{case} ok") == nproc, (case, res.stdout[-3000:] + res.stderr[-3000:])
+    return launch_cases("zero.py", nproc, cases, timeout)
 
 
 def test_zero_two_ranks():
