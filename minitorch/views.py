@@ -837,9 +837,13 @@ def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -
     else:
         from .ops import torch_name
         raise NotImplementedError(f"\"bincount_cpu\" not implemented for '{torch_name(input.dtype)}'")
+    if weights is not None and input._device.type == 'cuda':   # the weighted cuda kernel adds with atomics
+        from .determinism import alert_not_deterministic   # here, not at the top: determinism imports the tensor modules
+        alert_not_deterministic('_bincount_cuda')
     w = None if weights is None else weights.detach().cpu().numpy()
     r = np.bincount(input.detach().cpu().numpy(), w, minlength)
-    return tensor(r, dtype=dt.int64 if weights is None else (weights.dtype if weights.dtype.is_floating_point else dt.float64))
+    return tensor(r, dtype=dt.int64 if weights is None else (weights.dtype if weights.dtype.is_floating_point else dt.float64),
+                  device=input._device)
 
 def msort(input: Tensor, *, out: Any = None) -> Tensor:
     "Sorted along dim 0."
