@@ -586,6 +586,9 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
     if input.ndim >= 2 and target.shape[0] != input.shape[0]:
         raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
                          f"({target.shape[0]}).")
+    if input.ndim >= 3 and reduction != 'none' and input.device.type == 'cuda':   # nll_loss2d: atomicAdd on cuda
+        from minitorch.determinism import alert_not_deterministic
+        alert_not_deterministic('nll_loss2d_forward_out_cuda_template')
     valid = _check_targets(target, C, ignore_index)
     all_valid = bool(valid.all())
     safe = target if all_valid else minitorch.where(target == ignore_index, minitorch.zeros_like(target), target)

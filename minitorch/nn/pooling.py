@@ -192,6 +192,8 @@ def max_unpool2d(input: Tensor, indices: Tensor, kernel_size: int | tuple, strid
     if unbatched: input, indices = input.unsqueeze(0), indices.unsqueeze(0)
     N, C, h, w = input.shape
     Ho, Wo = _unpool_size((h, w), k, s, p, output_size)
+    from minitorch.determinism import alert_not_deterministic
+    alert_not_deterministic('max_unpooling2d_forward_out')   # duplicate indices: the last write wins, in any order
     idx = indices.detach().cpu().numpy().reshape(N, C, h * w)
     if idx.size and (idx.min() < 0 or idx.max() >= Ho * Wo):
         bad = idx[(idx < 0) | (idx >= Ho * Wo)].flat[0]
