@@ -500,6 +500,9 @@ def median(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Any:
         s = sort(f).values
         v = s[f.numel() - 1] if bool(isnan(s).any()) else s[(f.numel() - 1) // 2]
         return _even(input, v) if input.requires_grad else v.clone()
+    if input.device.type == 'cuda':   # which of equal medians the GPU kernel's index names depends on timing
+        from minitorch.determinism import alert_not_deterministic
+        alert_not_deterministic('median CUDA with indices output')
     return _select_sorted(input, dim, keepdim, lambda n, nn: n - 1 if nn < n else (n - 1) // 2, 'median', nan_first=True)
 
 def nanmedian(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Any:
@@ -909,6 +912,9 @@ def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0, *, out
     "Histogram with `bins` equal bins over `[min, max]` (the data's range when both are 0); outside values are ignored."
     if out is not None: return _write_out(histc(input, bins, min, max), out, 'histc')
     _need_float('histogram_cpu', input)
+    if input.device.type == 'cuda' and input.dtype.is_floating_point:   # atomicAdd into the bins on the GPU
+        from minitorch.determinism import alert_not_deterministic
+        alert_not_deterministic('_histc_cuda with floating point input')
     a = input.detach().cpu().numpy().reshape(-1)
     lo, hi = float(min), float(max)
     if lo == hi and a.size: lo, hi = float(a.min()), float(a.max())   # NaN data gives a NaN range

@@ -567,7 +567,11 @@ def _scan_dtype(input: Tensor, dtype: Any, name: str) -> dtype:
 
 def cumsum(input: Tensor, dim: int, *, dtype: dtype | None = None, out: Any = None) -> Tensor:
     "Running sum along `dim` (bool/int inputs give int64)."
-    return Cumsum.apply(input, normalize_dim(dim, input.ndim), _scan_dtype(input, dtype, 'cumsum'))
+    od = _scan_dtype(input, dtype, 'cumsum')
+    if input.device.type == 'cuda' and input.ndim and input.numel() and (od.is_floating_point or od.is_complex):
+        from minitorch.determinism import alert_not_deterministic   # the GPU scan adds in a timing-dependent order
+        alert_not_deterministic('cumsum_cuda_kernel')
+    return Cumsum.apply(input, normalize_dim(dim, input.ndim), od)
 
 class Cumprod(Function):
     "Inclusive running product (gradient via sums of running products; first order)."
