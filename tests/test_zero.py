@@ -21,11 +21,11 @@ def launch(nproc, cases, timeout=150):
 
 
 def test_zero_two_ranks():
-    launch(2, ["adam", "sgd", "bucket_view", "scheduler", "state_dict", "add_group", "partition"])
+    launch(2, ["adam", "sgd", "bucket_view", "scheduler", "state_dict", "add_group", "partition", "overlap"])
 
 
 def test_zero_three_ranks():
-    launch(3, ["adam", "sgd", "state_dict", "partition"])
+    launch(3, ["adam", "sgd", "state_dict", "partition", "overlap"])
 
 
 def torch_partition(shapes_per_group, world_size):
@@ -64,3 +64,20 @@ def test_errors_match_torch():
         ZeroRedundancyOptimizer([], mt.optim.SGD, lr=0.1)
     with pytest.raises(TypeError, match="iterable of Tensors"):
         ZeroRedundancyOptimizer(mt.zeros(3), mt.optim.SGD, lr=0.1)
+
+
+def test_overlap_errors_match_torch():
+    "overlap_with_ddp=True: step() is a no-op, state methods wait for the hook's initialisation, as in torch."
+    import minitorch.distributed as dist
+    from minitorch.distributed.optim import ZeroRedundancyOptimizer, hook_with_zero_step
+    if not dist.is_initialized(): dist.init_process_group("mpi")
+    lin = mt.nn.Linear(4, 3)
+    z = ZeroRedundancyOptimizer(lin.parameters(), mt.optim.Adam, overlap_with_ddp=True, lr=0.1)
+    lin(mt.ones(2, 4)).sum().backward()
+    before = lin.weight.detach().clone()
+    assert z.step() is None and float((lin.weight - before).abs().max()) == 0.0
+    for call in (z.consolidate_state_dict, z.state_dict, lambda: z.load_state_dict({})):
+        with pytest.raises(RuntimeError, match="has been fully initialized"): call()
+    plain = ZeroRedundancyOptimizer(lin.parameters(), mt.optim.Adam, lr=0.1)
+    with pytest.raises(ValueError, match="constructed with `overlap_with_ddp=True`"):
+        hook_with_zero_step(None, None, plain)

@@ -104,6 +104,28 @@ def run(case):
             o2.zero_grad(); loss_fn(ddp(X[part]), Y[part]).backward(); o2.step()
             close(single, ddp)
         assert len(o2.param_groups) == 2 and len(o2.optim.param_groups) == 2
+    elif case == "overlap":                   # the step inside DDP's hook: iterations 0 and 1 do not update (torch)
+        from minitorch.distributed.optim import hook_with_zero_step
+        from minitorch.nn.parallel import allreduce_hook
+        single, ddp = mlp(), DDP(mlp(), bucket_cap_mb=0.001)     # several buckets, so several owners
+        o1 = mt.optim.Adam(single.parameters(), lr=0.01)
+        o2 = ZeroRedundancyOptimizer(ddp.parameters(), mt.optim.Adam, overlap_with_ddp=True, lr=0.01)
+        ddp.register_comm_hook(None, hook_with_zero_step(allreduce_hook, ddp, o2))
+        for step in range(5):
+            o1.zero_grad(); loss_fn(single(X), Y).backward()
+            if step >= 2: o1.step()
+            o2.zero_grad(); loss_fn(ddp(X[part]), Y[part]).backward()
+            close(single, ddp)
+        assert o2._overlap_info.status == "INITIALIZED" and len(o2._overlap_info.params_per_bucket) >= 2
+        owned = {id(p) for g in o2._partition[R] for p in g["params"]}
+        assert {id(p) for p in o2.optim.state} == owned and len(owned) < 6
+        assert len(owned) > 0 or len(o2._overlap_info.params_per_bucket) <= R    # bucket i belongs to rank i % W
+        o2.consolidate_state_dict(to=0)
+        if R == 0:
+            sd, ref = o2.state_dict(), o1.state_dict()
+            assert sorted(sd["state"]) == sorted(ref["state"])
+            for i in ref["state"]:
+                assert np.allclose(sd["state"][i]["exp_avg"].numpy(), ref["state"][i]["exp_avg"].numpy(), atol=1e-6)
     elif case == "partition":                 # PyTorch's reference model and numbers (pytorch-semantics.md §6)
         m = nn.Sequential(nn.Linear(1000, 1000), nn.Linear(1000, 300), nn.Linear(300, 10))
         z = ZeroRedundancyOptimizer(m.parameters(), mt.optim.SGD, lr=0.1)

@@ -6,8 +6,11 @@
 from __future__ import annotations
 
 import copy
+import logging
 from itertools import chain
 from typing import Any, Callable, Iterable
+
+_logger = logging.getLogger(__name__)
 
 from fastcore.basics import patch
 
@@ -17,7 +20,7 @@ from ...optim import Optimizer
 from ...tensors import Tensor, empty, zeros
 
 # %% auto #0
-__all__ = ['zero_memory_bytes', 'partition_parameters', 'ZeroRedundancyOptimizer']
+__all__ = ['zero_memory_bytes', 'partition_parameters', 'ZeroRedundancyOptimizer', 'hook_with_zero_step']
 
 # %% ../../../nbs/22d_zero.ipynb #febaf36e
 def zero_memory_bytes(num_params: int, world_size: int, stage: int = 0, param_bytes: int = 2, grad_bytes: int = 2,
@@ -44,6 +47,12 @@ def partition_parameters(param_groups: list[dict], world_size: int) -> list[list
     return per_rank
 
 # %% ../../../nbs/22d_zero.ipynb #f8f01aa1
+class _OverlapInfo:
+    "Where the overlap with DDP stands: UNINITIALIZED, DDP_HAS_REBUILT_BUCKETS (collecting them), INITIALIZED."
+    def __init__(self) -> None:
+        self.status, self.params_per_bucket, self.futures = "UNINITIALIZED", [], {}
+
+
 class ZeroRedundancyOptimizer(Optimizer):
     "ZeRO stage 1: every rank keeps the optimizer state of its own partition of the parameters only."
     def __init__(self, params: Iterable, optimizer_class: type, process_group: Any = None,
@@ -54,19 +63,23 @@ class ZeroRedundancyOptimizer(Optimizer):
         if len(params) == 0: raise ValueError("ZeroRedundancyOptimizer got an empty parameter list")
         if not (all(isinstance(p, Tensor) for p in params) or all(isinstance(p, dict) for p in params)):
             raise TypeError("`params` argument should be an iterable of Tensors or dicts")
-        if overlap_with_ddp:
-            raise NotImplementedError("ZeroRedundancyOptimizer(overlap_with_ddp=True) is not implemented in minitorch")
         self.initialized = False
         super().__init__(params, defaults)
         self.process_group, self._overlap_with_ddp = process_group, overlap_with_ddp
         self.world_size, self.rank = dist.get_world_size(process_group), dist.get_rank(process_group)
         self._optim_defaults, self._optim_constructor = defaults, optimizer_class
-        self._partition = partition_parameters(self.param_groups, self.world_size)
-        self.optim = optimizer_class(self._partition[self.rank], **defaults)   # this rank's share only
-        self._sync_param_groups(self.optim.param_groups, self.param_groups)
         self.parameters_as_bucket_view, self._buckets = parameters_as_bucket_view, []
-        self._build_param_buckets()
         self._all_state_dicts: list[dict] = []
+        if overlap_with_ddp:                # the local optimizer waits for DDP's buckets (hook_with_zero_step)
+            self._overlap_info = _OverlapInfo()
+            if parameters_as_bucket_view:
+                _logger.warning("`parameters_as_bucket_view=True` will be ignored since `overlap_with_ddp=True`; "
+                               "instead, a different bucketing strategy will be used")
+        else:
+            self._partition = partition_parameters(self.param_groups, self.world_size)
+            self.optim = optimizer_class(self._partition[self.rank], **defaults)   # this rank's share only
+            self._sync_param_groups(self.optim.param_groups, self.param_groups)
+            self._build_param_buckets()
         self.initialized = True
 
     @property
@@ -86,7 +99,7 @@ class ZeroRedundancyOptimizer(Optimizer):
 @patch
 def _build_param_buckets(self: ZeroRedundancyOptimizer) -> None:
     "With parameters_as_bucket_view: one flat tensor per rank holding its parameters, which become views of it."
-    if not self.parameters_as_bucket_view: return
+    if not self.parameters_as_bucket_view or self._overlap_with_ddp: return
     self._buckets = []
     for groups in self._partition:
         params = [p for g in groups for p in g["params"] if p.requires_grad]
@@ -116,6 +129,9 @@ def _sync_params(self: ZeroRedundancyOptimizer) -> None:
 @patch
 def step(self: ZeroRedundancyOptimizer, closure: Callable | None = None, **kwargs: Any) -> Any:
     "A local step on this rank's partition, then every partition is broadcast from its owner."
+    if self._overlap_with_ddp:                  # DDP's communication hook steps (hook_with_zero_step, below)
+        _logger.warning("`step()` should not be included in the training loop when `overlap_with_ddp=True`")
+        return None
     self._sync_param_groups(self.param_groups, self.optim.param_groups)
     loss = self.optim.step(closure=closure, **kwargs) if closure is not None else self.optim.step(**kwargs)
     self._sync_param_groups(self.optim.param_groups, self.param_groups)
@@ -126,6 +142,8 @@ def step(self: ZeroRedundancyOptimizer, closure: Callable | None = None, **kwarg
 @patch
 def add_param_group(self: ZeroRedundancyOptimizer, param_group: dict) -> None:
     "Add a group on every rank; its parameters are partitioned like the others (on all ranks, in the same order)."
+    if getattr(self, "initialized", False) and self._overlap_with_ddp:
+        raise RuntimeError("ZeroRedundancyOptimizer with `overlap_with_ddp=True` only supports a single parameter group")
     Optimizer.add_param_group(self, param_group)
     if not getattr(self, "initialized", False): return
     self._partition = partition_parameters(self.param_groups, self.world_size)
@@ -142,8 +160,17 @@ def _clone_state(value: Any) -> Any:
 
 
 @patch
+def _check_overlap_initialized(self: ZeroRedundancyOptimizer) -> None:
+    "With overlap_with_ddp, the methods that need the local optimizer raise PyTorch's error until it exists."
+    if self._overlap_with_ddp and self._overlap_info.status != "INITIALIZED":
+        raise RuntimeError("This method should not be called until this ZeroRedundancyOptimizer instance has been "
+                           "fully initialized")
+
+
+@patch
 def consolidate_state_dict(self: ZeroRedundancyOptimizer, to: int = 0) -> None:
     "Collect every rank's local optimizer state on rank `to` (all ranks must call it)."
+    self._check_overlap_initialized()
     self._sync_param_groups(self.param_groups, self.optim.param_groups)
     self._all_state_dicts = []
     for r in range(self.world_size):
@@ -158,6 +185,7 @@ def consolidate_state_dict(self: ZeroRedundancyOptimizer, to: int = 0) -> None:
 @patch
 def state_dict(self: ZeroRedundancyOptimizer) -> dict[str, Any]:
     "The whole optimizer's state, with global parameter indices; needs `consolidate_state_dict` first."
+    self._check_overlap_initialized()
     if not self._all_state_dicts:
         raise RuntimeError("Optimizer state has not been consolidated on this rank. Please call "
                            f"`consolidate_state_dict(to={self.rank})` on all ranks beforehand if you meant to save "
@@ -175,6 +203,7 @@ def state_dict(self: ZeroRedundancyOptimizer) -> dict[str, Any]:
 @patch
 def load_state_dict(self: ZeroRedundancyOptimizer, state_dict: dict[str, Any]) -> None:
     "Load a full `state_dict()`: each rank keeps the state of its own parameters only."
+    self._check_overlap_initialized()
     owner, params = self._param_to_rank(), self._all_params
     mine = dict(state_dict, state={int(i): v for i, v in state_dict["state"].items()
                                    if owner[id(params[int(i)])] == self.rank})
@@ -183,6 +212,70 @@ def load_state_dict(self: ZeroRedundancyOptimizer, state_dict: dict[str, Any]) -
     for p in params:
         if p in self.state: self.optim.state[p] = self.state[p]
     self._sync_param_groups(self.param_groups, self.optim.param_groups)
+
+# %% ../../../nbs/22d_zero.ipynb #ed54f6b0
+@patch
+def _init_zero_for_overlap(self: ZeroRedundancyOptimizer) -> None:
+    "The delayed set-up: bucket i goes to rank i % world_size; the local optimizer gets this rank's buckets."
+    info = self._overlap_info
+    if len(self.param_groups) != 1:
+        raise RuntimeError("ZeroRedundancyOptimizer with `overlap_with_ddp=True` only supports a single parameter group")
+    group = {k: v for k, v in self.param_groups[0].items() if k != "params"}
+    self._partition = [[{**group, "params": [p for i, ps in enumerate(info.params_per_bucket) if i % self.world_size == r
+                                             for p in ps]}] for r in range(self.world_size)]
+    self.optim = self._optim_constructor(self._partition[self.rank], **self._optim_defaults)
+    self._sync_param_groups(self.param_groups, self.optim.param_groups)
+    info.status = "INITIALIZED"
+
+
+def hook_with_zero_step(hook: Callable, ddp: Any, zero: ZeroRedundancyOptimizer, shard_buckets: bool = False) -> Callable:
+    "PyTorch's `ddp_zero_hook.hook_with_zero_step`: DDP's `hook`, then ZeRO's step and broadcasts at the last bucket."
+    if not zero._overlap_with_ddp:
+        raise ValueError("ZeroRedundancyOptimizer must be constructed with `overlap_with_ddp=True` to use this hook "
+                         "properly")
+    if shard_buckets: raise NotImplementedError("hook_with_zero_step(shard_buckets=True) is not implemented in minitorch")
+    info = zero._overlap_info
+
+    def hook_with_zero_fn(state: Any, bucket: Any) -> dist.Future:
+        fut = hook(state, bucket)
+        if not ddp._rebuilt: return fut                         # iteration 0: DDP's buckets are not final yet
+        if info.status == "UNINITIALIZED": info.status = "DDP_HAS_REBUILT_BUCKETS"
+        if info.status == "DDP_HAS_REBUILT_BUCKETS":
+            if bucket.index() == 0 and info.params_per_bucket: zero._init_zero_for_overlap()
+            else:
+                info.params_per_bucket.append(bucket.parameters())    # iteration 1: learn the buckets
+                return fut
+        info.futures[bucket.index()] = (bucket, fut)
+        if bucket.index() != len(info.params_per_bucket) - 1: return fut
+        zero._overlap_step()
+        return fut
+    return hook_with_zero_fn
+
+
+@patch
+def _overlap_step(self: ZeroRedundancyOptimizer) -> None:
+    "At the last bucket: wait for this rank's buckets, step their parameters, broadcast every bucket from its owner."
+    info, W = self._overlap_info, self.world_size
+    mine = [i for i in range(len(info.params_per_bucket)) if i % W == self.rank]
+    saved = {}
+    with no_grad():
+        for i in mine:
+            bucket, fut = info.futures[i]
+            result = fut.wait()
+            if result is not bucket.buffer(): bucket.buffer().copy_(result)
+            for p, g in zip(bucket.parameters(), bucket.gradients()):
+                saved[id(p)] = (p, p.grad)
+                if p.grad is not None: p.grad = g.view(*p.shape)   # the averaged gradient, read from the bucket
+    self._sync_param_groups(self.param_groups, self.optim.param_groups)
+    try:
+        self.optim.step()
+    finally:
+        for p, g in saved.values(): p.grad = g
+    with no_grad():
+        works = [dist.broadcast(p.detach(), src=i % W, group=self.process_group, async_op=True)
+                 for i, ps in enumerate(info.params_per_bucket) for p in ps]
+        for w in works: w.wait()
+    info.futures = {}
 
 # %% ../../../nbs/22d_zero.ipynb #61841aaf
 def __getattr__(name: str) -> Any:
