@@ -25,16 +25,16 @@ def launch(nproc, cases, timeout=150):
 
 def test_fsdp_two_ranks():
     out = launch(2, ["full_shard", "one_unit", "size_policy", "shard_grad_op", "no_shard", "prefetch", "reshard",
-                     "memory", "state_dict", "mixed", "clip", "sync", "padding"])
+                     "memory", "state_dict", "sharded_dict", "mixed", "clip", "sync", "padding"])
     assert "ratio 0.50" in out
 
 
 def test_fsdp_three_ranks():
-    launch(3, ["full_shard", "size_policy", "memory", "clip", "padding"])
+    launch(3, ["full_shard", "size_policy", "memory", "clip", "padding", "sharded_dict"])
 
 
 def test_fsdp_four_ranks():
-    out = launch(4, ["full_shard", "memory", "padding"])
+    out = launch(4, ["full_shard", "memory", "padding", "sharded_dict"])
     assert "ratio 0.25" in out
 
 
@@ -77,3 +77,16 @@ def test_module_policy_matches_torch():
         _wrapped_paths_torch(twrap.ModuleWrapPolicy({torch.nn.Linear}))
     assert _wrapped_paths_mine(ModuleWrapPolicy({nn.Sequential})) == \
         _wrapped_paths_torch(twrap.ModuleWrapPolicy({torch.nn.Sequential}))
+
+
+@pytest.mark.parametrize("rows,world", [(10, 3), (2, 4), (7, 2), (1, 3), (8, 4), (0, 2)])
+def test_sharded_rows_are_torch_chunks(rows, world):
+    "SHARDED_STATE_DICT gives rank r the r-th torch.chunk along dim 0 (an empty one past the last chunk)."
+    from types import SimpleNamespace
+    from minitorch.distributed.fsdp import FullyShardedDataParallel
+    t = torch.arange(rows * 3, dtype=torch.float32).reshape(rows, 3)
+    chunks = t.chunk(world) if rows else ()
+    for r in range(world):
+        mine = FullyShardedDataParallel._my_rows(SimpleNamespace(world_size=world, rank=r), mt.tensor(t.numpy()))
+        want = chunks[r] if r < len(chunks) else t[:0]
+        assert tuple(mine.shape) == tuple(want.shape) and (mine.numpy() == want.numpy()).all(), (r, mine, want)

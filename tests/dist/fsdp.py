@@ -1,5 +1,6 @@
 """FullyShardedDataParallel on real ranks, compared with single-process training on the whole batch.
 Usage: fsdp.py CASE [CASE ...]; prints 'CASE ok' on every rank for each case."""
+import os
 import sys
 from functools import partial
 
@@ -117,6 +118,26 @@ def run(case):
             assert tuple(w.shape) == (32, 8)
             w.fill_(0.5)
         assert float(fsdp.state_dict()["0.weight"].min()) == 0.5
+    elif case == "sharded_dict":             # each rank saves and loads only its rows (torch.chunk on dim 0)
+        import tempfile
+        single, fsdp, o1, o2 = train(auto_wrap_policy=PER_LINEAR, steps=1)
+        full = fsdp.state_dict()
+        with FSDP.state_dict_type(fsdp, StateDictType.SHARDED_STATE_DICT):
+            mine = fsdp.state_dict()
+        assert list(mine) == list(full), (list(mine), list(full))
+        for k, t in full.items():
+            size = -(-t.shape[0] // W)                  # torch.chunk's sizes (tests/test_fsdp.py checks _my_rows)
+            want = t.numpy()[R * size: (R + 1) * size]
+            assert tuple(mine[k].shape) == want.shape and np.array_equal(mine[k].numpy(), want), k
+        path = tempfile.gettempdir() + f"/fsdp_sharded_{os.getpid()}_{R}.pt"
+        mt.save(mine, path)
+        other = mlp(seed=1)
+        fsdp.load_state_dict(other.state_dict())   # now different parameters
+        close(other, fsdp)
+        with FSDP.state_dict_type(fsdp, StateDictType.SHARDED_STATE_DICT):
+            fsdp.load_state_dict(mt.load(path))    # each rank its own file: back to the trained model
+        close(single, fsdp)
+        os.remove(path)
     elif case == "mixed":                          # float16 compute and reduction, float32 shards
         mp = MixedPrecision(param_dtype=mt.float16, reduce_dtype=mt.float16)
         single, fsdp, *_ = train(auto_wrap_policy=PER_LINEAR, mixed_precision=mp, tol=5e-3, steps=2)

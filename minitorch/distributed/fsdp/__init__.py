@@ -420,24 +420,42 @@ def _full_entries(self: FullyShardedDataParallel) -> list[tuple[str, Tensor]]:
 
 
 @patch
+def _sharded_names(self: FullyShardedDataParallel) -> set[str]:
+    "The names that SHARDED_STATE_DICT splits: the parameters (not the buffers), with at least one dimension."
+    if self._state_dict_type is not StateDictType.SHARDED_STATE_DICT: return set()
+    with FullyShardedDataParallel.summon_full_params(self, writeback=False):
+        params = {id(getattr(owner, name)) for u in _units(self) for owner, name, *_ in u._infos}
+        return {n for n, t in self._full_entries() if id(t) in params and t.ndim > 0}
+
+
+@patch
+def _my_rows(self: FullyShardedDataParallel, t: Tensor) -> Tensor:
+    "This rank's chunk of `t` along dim 0, as `torch.chunk` splits it (empty for the ranks past the last chunk)."
+    size = -(-t.shape[0] // self.world_size)
+    start = min(self.rank * size, t.shape[0])
+    return t.detach()[start: min(start + size, t.shape[0])]
+
+
+@patch
 def state_dict(self: FullyShardedDataParallel, *args: Any, destination: dict | None = None, prefix: str = "",
                keep_vars: bool = False) -> dict:
-    "FULL_STATE_DICT (default): the original names and whole tensors, as the unwrapped module would give."
+    "FULL_STATE_DICT (default): the original names and whole tensors, as the unwrapped module would give;"
+    "SHARDED_STATE_DICT: the same names, this rank's rows of each parameter (buffers whole)."
     if self._state_dict_type is StateDictType.LOCAL_STATE_DICT:
         return Module.state_dict(self, *args, destination=destination, prefix=prefix, keep_vars=keep_vars)
-    if self._state_dict_type is not StateDictType.FULL_STATE_DICT:
-        raise NotImplementedError(f"{self._state_dict_type} is not implemented in minitorch")
-    out = {} if destination is None else destination
+    out, sharded = {} if destination is None else destination, self._sharded_names()
     with FullyShardedDataParallel.summon_full_params(self, writeback=False):
-        for name, t in self._full_entries(): out[prefix + name] = t.detach().clone()
+        for name, t in self._full_entries():
+            out[prefix + name] = (self._my_rows(t) if name in sharded else t.detach()).clone()
     return out
 
 
 @patch
 def load_state_dict(self: FullyShardedDataParallel, state_dict: dict, strict: bool = True, assign: bool = False) -> Any:
-    "Load a full state dict: each rank copies its shard of every flat parameter (and the buffers)."
+    "Load a full (or, under SHARDED_STATE_DICT, this rank's sharded) state dict into the flat shards and buffers."
     if self._state_dict_type is StateDictType.LOCAL_STATE_DICT:
         return Module.load_state_dict(self, state_dict, strict=strict)
+    sharded = self._sharded_names()
     with FullyShardedDataParallel.summon_full_params(self, writeback=True), no_grad():
         entries = dict(self._full_entries())
         missing = [k for k in entries if k not in state_dict]
@@ -445,8 +463,13 @@ def load_state_dict(self: FullyShardedDataParallel, state_dict: dict, strict: bo
         if strict and (missing or unexpected):
             raise RuntimeError(f"Error(s) in loading state_dict for {type(self).__name__}:\n\t"
                                f"Missing key(s) in state_dict: {missing}. Unexpected key(s) in state_dict: {unexpected}.")
+        for k in sorted(sharded):                   # the same order on every rank: one all-reduce per parameter
+            t, whole = entries[k], zeros(*entries[k].shape, dtype=entries[k].dtype, device=entries[k].device)
+            if k in state_dict: self._my_rows(whole).copy_(state_dict[k])
+            dist.all_reduce(whole, group=self.process_group)
+            if k in state_dict: t.copy_(whole)
         for k, t in entries.items():
-            if k in state_dict: t.copy_(state_dict[k])
+            if k in state_dict and k not in sharded: t.copy_(state_dict[k])
     return None
 
 # %% ../../../nbs/22e_fsdp.ipynb #1711386b
