@@ -8,11 +8,12 @@ __all__ = ['accelerator', 'cudnn', 'cuda', 'mps', 'is_available', 'current_accel
            'EmbeddingBag', 'local_response_norm', 'LocalResponseNorm', 'ConstantPad3d', 'ZeroPad3d', 'ReflectionPad3d',
            'ReplicationPad3d', 'CircularPad1d', 'CircularPad2d', 'CircularPad3d', 'multi_margin_loss',
            'MultiMarginLoss', 'triplet_margin_with_distance_loss', 'TripletMarginWithDistanceLoss',
-           'LazyConvTranspose1d', 'LazyConvTranspose2d', 'pdist']
+           'LazyConvTranspose1d', 'LazyConvTranspose2d', 'pdist', 'DataParallel', 'data_parallel']
 
 # %% ../nbs/12h_api_compat.ipynb #a8360aea
 import contextlib
 import importlib
+import itertools
 import sys
 import types
 import warnings
@@ -495,6 +496,52 @@ def pdist(input, p: float = 2):
 
 F.pdist = minitorch.pdist = pdist
 pdist.__module__ = "minitorch"
+
+# %% ../nbs/12h_api_compat.ipynb #f46d7646
+def _to_device(obj, dev):
+    "Tensors inside tuples, lists and dicts moved to `dev` (DataParallel's scatter, to one device)."
+    if isinstance(obj, minitorch.Tensor): return obj.to(dev)
+    if isinstance(obj, (tuple, list)): return type(obj)(_to_device(o, dev) for o in obj)
+    if isinstance(obj, dict): return {k: _to_device(v, dev) for k, v in obj.items()}
+    return obj
+
+class DataParallel(Module):
+    "As torch.nn.DataParallel: without a GPU, the module itself; with one, the module on `device_ids[0]`."
+    def __init__(self, module, device_ids=None, output_device=None, dim: int = 0) -> None:
+        super().__init__()
+        self.module, self.dim = module, dim
+        if not _cuda.is_available():
+            self.device_ids = []
+            return
+        ids = list(range(_cuda.device_count())) if device_ids is None else device_ids
+        self.device_ids = [d if isinstance(d, int) else _device(d).index or 0 for d in ids]
+        out = self.device_ids[0] if output_device is None else output_device
+        self.output_device = out if isinstance(out, int) else _device(out).index or 0
+        self.src_device_obj = _device('cuda', self.device_ids[0])
+        if len(self.device_ids) == 1: self.module.to(self.src_device_obj)
+
+    def forward(self, *inputs, **kwargs):
+        if not self.device_ids: return self.module(*inputs, **kwargs)
+        for t in itertools.chain(self.module.parameters(), self.module.buffers()):
+            if t.device != self.src_device_obj:
+                raise RuntimeError(f"module must have its parameters and buffers on device {self.src_device_obj} "
+                                   f"(device_ids[0]) but found one of them on device: {t.device}")
+        out = self.module(*_to_device(inputs, self.src_device_obj), **_to_device(kwargs, self.src_device_obj))
+        return _to_device(out, _device('cuda', self.output_device))
+
+def data_parallel(module, inputs, device_ids=None, output_device=None, dim: int = 0, module_kwargs=None):
+    "As torch.nn.parallel.data_parallel: `module(*inputs)` run the way `DataParallel` runs it."
+    if not isinstance(inputs, tuple): inputs = (inputs,) if inputs is not None else ()
+    if not _cuda.is_available(): raise RuntimeError("device type could not be determined")   # as torch's, on a CPU
+    return DataParallel(module, device_ids, output_device, dim)(*inputs, **(module_kwargs or {}))
+
+import minitorch.nn.parallel as _parallel
+minitorch.nn.DataParallel = _parallel.DataParallel = DataParallel
+_parallel.data_parallel = data_parallel
+DataParallel.__module__ = "minitorch.nn"
+_dp = types.ModuleType("minitorch.nn.parallel.data_parallel", "As torch.nn.parallel.data_parallel.")
+_dp.DataParallel, _dp.data_parallel = DataParallel, data_parallel
+sys.modules[_dp.__name__] = _dp     # `from ...data_parallel import DataParallel`, as in torch
 
 # %% ../nbs/12h_api_compat.ipynb #37cd1206
 from .nn import three_d   # registers Conv3d, MaxPool3d, BatchNorm3d, ... through _publish

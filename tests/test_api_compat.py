@@ -384,3 +384,45 @@ def test_pdist_errors_match_torch(call):
             eval("lib." + call, {"lib": lib})
         msgs.append(str(e.value))
     assert msgs[0] == msgs[1]
+
+
+# ---- nn.DataParallel ---------------------------------------------------------------------------------------------
+@pytest.mark.skipif(not NO_GPU, reason="torch's CPU-only behaviour")
+def test_data_parallel_without_gpu_is_the_module():
+    torch.manual_seed(0)
+    tm = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.ReLU(), torch.nn.Linear(4, 2))
+    mm = minitorch.nn.Sequential(minitorch.nn.Linear(3, 4), minitorch.nn.ReLU(), minitorch.nn.Linear(4, 2))
+    mm.load_state_dict({k: minitorch.tensor(v.numpy()) for k, v in tm.state_dict().items()})
+    tw, mw = torch.nn.DataParallel(tm), minitorch.nn.DataParallel(mm)
+    assert repr(mw) == repr(tw) and mw.device_ids == tw.device_ids == []
+    assert list(mw.state_dict()) == list(tw.state_dict())
+    x = torch.randn(5, 3)
+    t, o = tw(x), mw(minitorch.tensor(x.numpy()))
+    torch.testing.assert_close(torch.tensor(o.detach().numpy()), t.detach())
+    t.sum().backward(); o.sum().backward()
+    torch.testing.assert_close(torch.tensor(mm[0].weight.grad.numpy()), tm[0].weight.grad)
+    with pytest.raises(RuntimeError, match="device type could not be determined"): torch.nn.parallel.data_parallel(tm, x)
+    with pytest.raises(RuntimeError, match="device type could not be determined"):
+        minitorch.nn.parallel.data_parallel(mm, minitorch.tensor(x.numpy()))
+    from minitorch.nn.parallel.data_parallel import DataParallel
+    assert DataParallel is minitorch.nn.DataParallel is minitorch.nn.parallel.DataParallel
+
+
+def test_data_parallel_under_the_simulator_moves_to_device_0():
+    "With a (simulated) GPU the module moves to cuda:0, inputs follow, and a module left on the CPU is refused."
+    import os
+    import subprocess
+    import sys
+    code = ("import minitorch as m\n"
+            "w = m.nn.DataParallel(m.nn.Linear(3, 2))\n"
+            "assert w.device_ids == [0] and w.module.weight.device == m.device('cuda', 0)\n"
+            "y = w(m.ones(4, 3)); assert y.device == m.device('cuda', 0) and y.shape == (4, 2)\n"
+            "assert m.nn.parallel.data_parallel(w.module, m.ones(4, 3)).device == m.device('cuda', 0)\n"
+            "w.module.to('cpu')\n"
+            "try: w(m.ones(4, 3))\n"
+            "except RuntimeError as e: assert 'module must have its parameters and buffers on device cuda:0' in str(e)\n"
+            "else: raise AssertionError('cpu module accepted')\n")
+    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
+    env.pop("MINITORCH_CUDASIM_AUTO", None)
+    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]

@@ -24,7 +24,7 @@ UninitializedParameter InstanceNorm1d InstanceNorm2d CosineEmbeddingLoss MarginR
 HingeEmbeddingLoss SoftMarginLoss MultiLabelSoftMarginLoss PoissonNLLLoss GaussianNLLLoss AdaptiveMaxPool1d LPPool1d
 LPPool2d LazyBatchNorm1d LazyBatchNorm2d Buffer UninitializedBuffer ConvTranspose1d ConvTranspose2d RReLU ChannelShuffle
 UpsamplingNearest2d UpsamplingBilinear2d init functional utils EmbeddingBag LazyConvTranspose2d LocalResponseNorm
-Conv3d ConvTranspose3d MaxPool3d AvgPool3d AdaptiveAvgPool3d AdaptiveMaxPool3d BatchNorm3d InstanceNorm3d""".split()
+Conv3d ConvTranspose3d MaxPool3d AvgPool3d AdaptiveAvgPool3d AdaptiveMaxPool3d BatchNorm3d InstanceNorm3d DataParallel""".split()
 
 FUNCTIONAL = """linear bilinear relu relu6 leaky_relu gelu silu mish elu selu celu sigmoid tanh softmax log_softmax softmin
 softplus softsign logsigmoid hardtanh hardswish hardsigmoid glu dropout dropout1d dropout2d dropout3d alpha_dropout
