@@ -15,7 +15,7 @@ from ..tensors import Tensor
 from ..autograd import Function, is_grad_enabled
 
 # %% auto #0
-__all__ = ['Parameter', 'Buffer', 'RemovableHandle', 'Module', 'patch_module', 'Sequential', 'ModuleList', 'ModuleDict', 'Identity', 'Linear', 'Conv1d', 'Conv2d', 'MaxPool2d', 'AvgPool2d', 'Embedding', 'LayerNorm', 'BatchNorm1d', 'BatchNorm2d', 'Dropout', 'ReLU', 'SiLU', 'GELU', 'Tanh', 'Sigmoid', 'Softmax', 'LogSoftmax', 'Flatten', 'CrossEntropyLoss', 'NLLLoss', 'MSELoss', 'L1Loss', 'BCELoss', 'BCEWithLogitsLoss', 'NonDynamicallyQuantizableLinear', 'MultiheadAttention', 'TransformerEncoderLayer']
+__all__ = ['Parameter', 'Buffer', 'RemovableHandle', 'Module', 'patch_module', 'Sequential', 'ModuleList', 'ModuleDict', 'Identity', 'Linear', 'Conv1d', 'Conv2d', 'MaxPool2d', 'AvgPool2d', 'ReLU', 'SiLU', 'GELU', 'Tanh', 'Sigmoid', 'Softmax', 'LogSoftmax', 'Flatten', 'Embedding', 'LayerNorm', 'BatchNorm1d', 'BatchNorm2d', 'Dropout', 'CrossEntropyLoss', 'NLLLoss', 'MSELoss', 'L1Loss', 'BCELoss', 'BCEWithLogitsLoss', 'NonDynamicallyQuantizableLinear', 'MultiheadAttention', 'TransformerEncoderLayer']
 
 # %% ../../nbs/10_nn_module.ipynb #b8978825
 class Parameter(Tensor):
@@ -804,7 +804,7 @@ class ModuleDict(Module):
         "Add every (key, module) of `modules`."
         for k, m in (modules.items() if isinstance(modules, Mapping) else modules): self[k] = m
 
-# %% ../../nbs/11_nn_layers.ipynb #a18eec16
+# %% ../../nbs/11_nn_layers.ipynb #80837f90
 import math
 from . import functional as F
 from . import init
@@ -838,6 +838,7 @@ class Linear(Module):
     def extra_repr(self) -> str:
         return f'in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}'
 
+# %% ../../nbs/11_nn_layers.ipynb #364a3fd4
 class _ConvNd(Module):
     "Shared state of Conv1d/Conv2d: hyper-parameters, weight `(O, C/groups, *kernel)`, bias."
     def __init__(self, in_channels: int, out_channels: int, kernel_size: tuple, stride: tuple, padding: Any,
@@ -910,7 +911,7 @@ class Conv2d(_ConvNd):
 
     def forward(self, input: Tensor) -> Tensor: return self._conv_forward(F.conv2d, input)
 
-# %% ../../nbs/11_nn_layers.ipynb #e12e2640
+# %% ../../nbs/11_nn_layers.ipynb #42f9a2bd
 class MaxPool2d(Module):
     "Max over `kernel_size` windows."
     def __init__(self, kernel_size: int | tuple, stride: int | tuple | None = None, padding: int | tuple = 0,
@@ -942,6 +943,52 @@ class AvgPool2d(Module):
 
     def extra_repr(self) -> str: return f'kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}'
 
+# %% ../../nbs/11_nn_layers.ipynb #964b7f13
+class ReLU(Module):
+    "$\\max(x, 0)$."
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__(); self.inplace = inplace
+    def forward(self, input: Tensor) -> Tensor: return F.relu(input)
+    def extra_repr(self) -> str: return 'inplace=True' if self.inplace else ''
+
+class SiLU(ReLU):
+    "$x\\,\\sigma(x)$."
+    def forward(self, input: Tensor) -> Tensor: return F.silu(input)
+
+class GELU(Module):
+    "$x\\,\\Phi(x)$ (`approximate='none'` or `'tanh'`)."
+    def __init__(self, approximate: str = 'none') -> None:
+        super().__init__(); self.approximate = approximate
+    def forward(self, input: Tensor) -> Tensor: return F.gelu(input, approximate=self.approximate)
+    def extra_repr(self) -> str: return f'approximate={self.approximate!r}'
+
+class Tanh(Module):
+    "$\\tanh x$."
+    def forward(self, input: Tensor) -> Tensor: return input.tanh()
+
+class Sigmoid(Module):
+    "$1/(1+e^{-x})$."
+    def forward(self, input: Tensor) -> Tensor: return input.sigmoid()
+
+class Softmax(Module):
+    "Softmax along `dim`."
+    def __init__(self, dim: int | None = None) -> None:
+        super().__init__(); self.dim = dim
+    def forward(self, input: Tensor) -> Tensor: return F.softmax(input, self.dim)
+    def extra_repr(self) -> str: return f'dim={self.dim}'
+
+class LogSoftmax(Softmax):
+    "Log-softmax along `dim`."
+    def forward(self, input: Tensor) -> Tensor: return F.log_softmax(input, self.dim)
+
+class Flatten(Module):
+    "Flatten dims `start_dim..end_dim` (keeps the batch dim by default)."
+    def __init__(self, start_dim: int = 1, end_dim: int = -1) -> None:
+        super().__init__(); self.start_dim, self.end_dim = start_dim, end_dim
+    def forward(self, input: Tensor) -> Tensor: return input.flatten(self.start_dim, self.end_dim)
+    def extra_repr(self) -> str: return f'start_dim={self.start_dim}, end_dim={self.end_dim}'
+
+# %% ../../nbs/11d_normalization.ipynb #cc8f3467
 class Embedding(Module):
     "A lookup table of `num_embeddings` vectors of size `embedding_dim`, initialised N(0, 1)."
     def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx: int | None = None,
@@ -989,7 +1036,7 @@ class Embedding(Module):
         rows, cols = embeddings.shape
         return cls(rows, cols, padding_idx, _weight=embeddings, _freeze=freeze, **kwargs)
 
-# %% ../../nbs/11_nn_layers.ipynb #552c79bf
+# %% ../../nbs/11d_normalization.ipynb #9ee82f5e
 class LayerNorm(Module):
     "Normalise over the trailing `normalized_shape` dims; learnable `weight` (ones) and `bias` (zeros)."
     def __init__(self, normalized_shape: int | Sequence[int], eps: float = 1e-5, elementwise_affine: bool = True,
@@ -1012,6 +1059,7 @@ class LayerNorm(Module):
         return (f'{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}, '
                 f'bias={self.bias is not None}')
 
+# %% ../../nbs/11d_normalization.ipynb #b90a2e87
 class _BatchNorm(Module):
     "BatchNorm over channel dim 1, with running statistics (buffers) used in eval mode."
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
@@ -1059,6 +1107,7 @@ class _BatchNorm(Module):
         return (f'{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, '
                 f'bias={self.bias is not None}, track_running_stats={self.track_running_stats}')
 
+# %% ../../nbs/11d_normalization.ipynb #22deb22c
 class BatchNorm1d(_BatchNorm):
     "BatchNorm over `(N, C)` or `(N, C, L)`."
     def _check_input_dim(self, input: Tensor) -> None:
@@ -1078,52 +1127,7 @@ class Dropout(Module):
     def forward(self, input: Tensor) -> Tensor: return F.dropout(input, self.p, self.training, self.inplace)
     def extra_repr(self) -> str: return f'p={self.p}, inplace={self.inplace}'
 
-# %% ../../nbs/11_nn_layers.ipynb #964b7f13
-class ReLU(Module):
-    "$\\max(x, 0)$."
-    def __init__(self, inplace: bool = False) -> None:
-        super().__init__(); self.inplace = inplace
-    def forward(self, input: Tensor) -> Tensor: return F.relu(input)
-    def extra_repr(self) -> str: return 'inplace=True' if self.inplace else ''
-
-class SiLU(ReLU):
-    "$x\\,\\sigma(x)$."
-    def forward(self, input: Tensor) -> Tensor: return F.silu(input)
-
-class GELU(Module):
-    "$x\\,\\Phi(x)$ (`approximate='none'` or `'tanh'`)."
-    def __init__(self, approximate: str = 'none') -> None:
-        super().__init__(); self.approximate = approximate
-    def forward(self, input: Tensor) -> Tensor: return F.gelu(input, approximate=self.approximate)
-    def extra_repr(self) -> str: return f'approximate={self.approximate!r}'
-
-class Tanh(Module):
-    "$\\tanh x$."
-    def forward(self, input: Tensor) -> Tensor: return input.tanh()
-
-class Sigmoid(Module):
-    "$1/(1+e^{-x})$."
-    def forward(self, input: Tensor) -> Tensor: return input.sigmoid()
-
-class Softmax(Module):
-    "Softmax along `dim`."
-    def __init__(self, dim: int | None = None) -> None:
-        super().__init__(); self.dim = dim
-    def forward(self, input: Tensor) -> Tensor: return F.softmax(input, self.dim)
-    def extra_repr(self) -> str: return f'dim={self.dim}'
-
-class LogSoftmax(Softmax):
-    "Log-softmax along `dim`."
-    def forward(self, input: Tensor) -> Tensor: return F.log_softmax(input, self.dim)
-
-class Flatten(Module):
-    "Flatten dims `start_dim..end_dim` (keeps the batch dim by default)."
-    def __init__(self, start_dim: int = 1, end_dim: int = -1) -> None:
-        super().__init__(); self.start_dim, self.end_dim = start_dim, end_dim
-    def forward(self, input: Tensor) -> Tensor: return input.flatten(self.start_dim, self.end_dim)
-    def extra_repr(self) -> str: return f'start_dim={self.start_dim}, end_dim={self.end_dim}'
-
-# %% ../../nbs/11_nn_layers.ipynb #0e62bc60
+# %% ../../nbs/11e_losses.ipynb #0e62bc60
 class _Loss(Module):
     "Base of the loss modules: holds `reduction`."
     def __init__(self, size_average: bool | None = None, reduce: bool | None = None, reduction: str = 'mean') -> None:
