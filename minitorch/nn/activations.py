@@ -75,6 +75,7 @@ def relu6(input: Tensor, inplace: bool = False) -> Tensor:
 
 _SIXTH = float(np.float32(1 / 6))   # PyTorch's hardsigmoid_backward multiplies by 1.0f / 6.0f, even for double
 
+# %% ../../nbs/11c_activations.ipynb #932ff0ea
 _hardsigmoid = _pointwise('HardsigmoidBackward0',
     lambda x: opmath(lambda z: (z + 3).clamp(0, 6) / 6, x),
     lambda ctx, g, x, out: (minitorch.where((x > -3) & (x < 3), g * _SIXTH, 0.0),))
@@ -123,6 +124,7 @@ def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
         return minitorch.where(inside, 0.0, minitorch.where(x > lambd, x - lambd, x + lambd))
     return opmath(f, input)
 
+# %% ../../nbs/11c_activations.ipynb #8772bd7a
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     "$x$ where $|x|>\\lambda$, else 0 (NaN passes)."
     check_kernel('hardshrink', input.dtype)
@@ -222,6 +224,7 @@ def kl_div(input: Tensor, target: Tensor, size_average: bool | None = None, redu
         return s / input.shape[0] if input.ndim else s
     return _reduce(loss, reduction)
 
+# %% ../../nbs/11c_activations.ipynb #57a3335a
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
     "$\\frac{x_1\\cdot x_2}{\\max(\\|x_1\\|,\\epsilon)\\max(\\|x_2\\|,\\epsilon)}$ along `dim`."
     if tuple(x1.shape) != tuple(x2.shape): x1, x2 = minitorch.broadcast_tensors(x1, x2)
@@ -305,6 +308,7 @@ def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
     out = x.reshape(*lead, c * r * r, h // r, w // r)
     return out.clone() if out._data.storage is input._data.storage else out   # always a new tensor, like torch
 
+# %% ../../nbs/11c_activations.ipynb #7b753907
 def _interp_matrix(n: int, o: int, mode: str, align_corners: bool | None, scale: float | None) -> np.ndarray:
     "The `(o, n)` matrix resizing one axis of length `n` to `o` (PyTorch's source-index rules)."
     # BEGIN SOLUTION 11.6
@@ -323,6 +327,7 @@ def _interp_matrix(n: int, o: int, mode: str, align_corners: bool | None, scale:
     return A
     # END SOLUTION 11.6
 
+# %% ../../nbs/11c_activations.ipynb #836f047b
 def interpolate(input: Tensor, size: int | Sequence[int] | None = None, scale_factor: float | Sequence[float] | None = None,
                 mode: str = 'nearest', align_corners: bool | None = None, recompute_scale_factor: bool | None = None,
                 antialias: bool = False) -> Tensor:
@@ -369,6 +374,7 @@ def interpolate(input: Tensor, size: int | Sequence[int] | None = None, scale_fa
         x = _interp_axis(x, 2 + k, A, last)
     return x
 
+# %% ../../nbs/11c_activations.ipynb #f901553d
 def _last_lambda(n: int, o: int, align_corners: bool | None, scale: float | None) -> np.ndarray:
     "PyTorch's `l1 = src - (n - 1)` of the outputs whose source index `src` is past the last element (clipped to " \
     "[0, 1]): `A` only holds their sum `l0 + l1 = 1`, yet PyTorch reads `x[n-1]` with both weights."
@@ -452,6 +458,7 @@ class Hardswish(_Pointwise):
     "$x\\,\\mathrm{relu6}(x+3)/6$."
     fn = staticmethod(hardswish)
 
+# %% ../../nbs/11c_activations.ipynb #03022cb5
 class Mish(_Pointwise):
     "$x\\tanh(\\mathrm{softplus}(x))$."
     fn = staticmethod(mish)
@@ -498,6 +505,7 @@ class Softmin(GLU):
     def __init__(self, dim: int | None = None) -> None: Module.__init__(self); self.dim = dim
     def forward(self, input: Tensor) -> Tensor: return softmin(input, self.dim)
 
+# %% ../../nbs/11c_activations.ipynb #ad6ede44
 class LeakyReLU(Module):
     "$x$ if $x>0$ else `negative_slope`$\\cdot x$."
     def __init__(self, negative_slope: float = 1e-2, inplace: bool = False) -> None:
@@ -559,6 +567,7 @@ class PairwiseDistance(Module):
         super().__init__(); self.norm, self.eps, self.keepdim = p, eps, keepdim
     def forward(self, x1: Tensor, x2: Tensor) -> Tensor: return pairwise_distance(x1, x2, self.norm, self.eps, self.keepdim)
 
+# %% ../../nbs/11c_activations.ipynb #ff14a75f
 class GroupNorm(Module):
     "Group normalisation with per-channel affine `weight` (ones) and `bias` (zeros)."
     def __init__(self, num_groups: int, num_channels: int, eps: float = 1e-5, affine: bool = True, device: Any = None,
@@ -597,6 +606,7 @@ class PixelShuffle(Module):
     def forward(self, input: Tensor) -> Tensor: return pixel_shuffle(input, self.upscale_factor)
     def extra_repr(self) -> str: return f'upscale_factor={self.upscale_factor}'
 
+# %% ../../nbs/11c_activations.ipynb #0517dff8
 class PixelUnshuffle(Module):
     "$(*, C, H r, W r) \\to (*, C r^2, H, W)$."
     def __init__(self, downscale_factor: int) -> None:

@@ -56,6 +56,7 @@ def _col2im_nb(g6, out, kh, kw, sh, sw, dh, dw, top, left):
                             col = q * sw + j * dw - left
                             if col >= 0 and col < W: out[n, c, r, col] += g6[n, c, i, j, y, q]
 
+# %% ../../nbs/11b_fast_cpu.ipynb #2b61380e
 def _np_im2col(x: np.ndarray, kernel: tuple, dilation: tuple, pads: tuple, stride: tuple, out_hw: tuple,
                value: float) -> np.ndarray:
     "Windows of `x (N, C, H, W)` as `(N, C, kh·kw, oh·ow)` columns."
@@ -94,6 +95,7 @@ class _Im2Col(Function):
         shape, kernel, dilation, pads, stride, out_hw = ctx.geom
         return _Im2Col.apply(t, kernel, dilation, pads, stride, out_hw, 0.0)
 
+# %% ../../nbs/11b_fast_cpu.ipynb #1528227f
 class _Col2Im(Function):
     "fold on the CPU: window columns `(N, C, kh·kw, L)` summed back into an `(N, C, H, W)` image."
     _node_name = 'Col2ImBackward0'
@@ -148,6 +150,7 @@ def _plane_scatter_nb(g, idx, out):
     for p in range(g.shape[0]):
         for l in range(g.shape[1]): out[p, idx[p, l]] += g[p, l]
 
+# %% ../../nbs/11b_fast_cpu.ipynb #0d3b87be
 class _PlaneGather(Function):
     "`out[n, c, l] = x[n, c, idx[n, c, l]]` for `x (N, C, P)` and host indices; backward is `_PlaneScatter`."
     _node_name = 'GatherBackward0'

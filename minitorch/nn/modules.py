@@ -15,7 +15,7 @@ from ..tensors import Tensor
 from ..autograd import Function, is_grad_enabled
 
 # %% auto #0
-__all__ = ['Parameter', 'Buffer', 'RemovableHandle', 'Module', 'patch_module', 'Sequential', 'ModuleList', 'ModuleDict', 'Identity', 'Linear', 'Conv1d', 'Conv2d', 'MaxPool2d', 'AvgPool2d', 'ReLU', 'SiLU', 'GELU', 'Tanh', 'Sigmoid', 'Softmax', 'LogSoftmax', 'Flatten', 'Embedding', 'LayerNorm', 'BatchNorm1d', 'BatchNorm2d', 'Dropout', 'CrossEntropyLoss', 'NLLLoss', 'MSELoss', 'L1Loss', 'BCELoss', 'BCEWithLogitsLoss', 'NonDynamicallyQuantizableLinear', 'MultiheadAttention', 'TransformerEncoderLayer']
+__all__ = ['Parameter', 'Buffer', 'RemovableHandle', 'Module', 'patch_module', 'Sequential', 'ModuleList', 'ModuleDict', 'Identity', 'Linear', 'Conv1d', 'Conv2d', 'ReLU', 'SiLU', 'GELU', 'Tanh', 'Sigmoid', 'Softmax', 'LogSoftmax', 'Flatten', 'MaxPool2d', 'AvgPool2d', 'Embedding', 'LayerNorm', 'BatchNorm1d', 'BatchNorm2d', 'Dropout', 'CrossEntropyLoss', 'NLLLoss', 'MSELoss', 'L1Loss', 'BCELoss', 'BCEWithLogitsLoss', 'NonDynamicallyQuantizableLinear', 'MultiheadAttention', 'TransformerEncoderLayer']
 
 # %% ../../nbs/10_nn_module.ipynb #b8978825
 class Parameter(Tensor):
@@ -889,6 +889,7 @@ class _ConvNd(Module):
             return conv(input, self.weight, self.bias, self.stride, 0, self.dilation, self.groups)
         return conv(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
 
+# %% ../../nbs/11_nn_layers.ipynb #a5130042
 class Conv1d(_ConvNd):
     "1-D convolution over `(N, C, L)`."
     def __init__(self, in_channels: int, out_channels: int, kernel_size: int | tuple, stride: int | tuple = 1,
@@ -910,38 +911,6 @@ class Conv2d(_ConvNd):
                          groups, bias, padding_mode, device, dtype)
 
     def forward(self, input: Tensor) -> Tensor: return self._conv_forward(F.conv2d, input)
-
-# %% ../../nbs/11_nn_layers.ipynb #42f9a2bd
-class MaxPool2d(Module):
-    "Max over `kernel_size` windows."
-    def __init__(self, kernel_size: int | tuple, stride: int | tuple | None = None, padding: int | tuple = 0,
-                 dilation: int | tuple = 1, return_indices: bool = False, ceil_mode: bool = False) -> None:
-        super().__init__()
-        self.kernel_size, self.stride = kernel_size, stride if stride is not None else kernel_size
-        self.padding, self.dilation, self.return_indices, self.ceil_mode = padding, dilation, return_indices, ceil_mode
-
-    def forward(self, input: Tensor) -> Tensor:
-        return F.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation, self.ceil_mode,
-                            self.return_indices)
-
-    def extra_repr(self) -> str:
-        return (f'kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, '
-                f'dilation={self.dilation}, ceil_mode={self.ceil_mode}')
-
-class AvgPool2d(Module):
-    "Mean over `kernel_size` windows."
-    def __init__(self, kernel_size: int | tuple, stride: int | tuple | None = None, padding: int | tuple = 0,
-                 ceil_mode: bool = False, count_include_pad: bool = True, divisor_override: int | None = None) -> None:
-        super().__init__()
-        self.kernel_size, self.stride = kernel_size, stride if stride is not None else kernel_size
-        self.padding, self.ceil_mode, self.count_include_pad = padding, ceil_mode, count_include_pad
-        self.divisor_override = divisor_override
-
-    def forward(self, input: Tensor) -> Tensor:
-        return F.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
-                            self.count_include_pad, self.divisor_override)
-
-    def extra_repr(self) -> str: return f'kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}'
 
 # %% ../../nbs/11_nn_layers.ipynb #964b7f13
 class ReLU(Module):
@@ -987,6 +956,38 @@ class Flatten(Module):
         super().__init__(); self.start_dim, self.end_dim = start_dim, end_dim
     def forward(self, input: Tensor) -> Tensor: return input.flatten(self.start_dim, self.end_dim)
     def extra_repr(self) -> str: return f'start_dim={self.start_dim}, end_dim={self.end_dim}'
+
+# %% ../../nbs/11a_pooling.ipynb #42f9a2bd
+class MaxPool2d(Module):
+    "Max over `kernel_size` windows."
+    def __init__(self, kernel_size: int | tuple, stride: int | tuple | None = None, padding: int | tuple = 0,
+                 dilation: int | tuple = 1, return_indices: bool = False, ceil_mode: bool = False) -> None:
+        super().__init__()
+        self.kernel_size, self.stride = kernel_size, stride if stride is not None else kernel_size
+        self.padding, self.dilation, self.return_indices, self.ceil_mode = padding, dilation, return_indices, ceil_mode
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation, self.ceil_mode,
+                            self.return_indices)
+
+    def extra_repr(self) -> str:
+        return (f'kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, '
+                f'dilation={self.dilation}, ceil_mode={self.ceil_mode}')
+
+class AvgPool2d(Module):
+    "Mean over `kernel_size` windows."
+    def __init__(self, kernel_size: int | tuple, stride: int | tuple | None = None, padding: int | tuple = 0,
+                 ceil_mode: bool = False, count_include_pad: bool = True, divisor_override: int | None = None) -> None:
+        super().__init__()
+        self.kernel_size, self.stride = kernel_size, stride if stride is not None else kernel_size
+        self.padding, self.ceil_mode, self.count_include_pad = padding, ceil_mode, count_include_pad
+        self.divisor_override = divisor_override
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad, self.divisor_override)
+
+    def extra_repr(self) -> str: return f'kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}'
 
 # %% ../../nbs/11d_normalization.ipynb #cc8f3467
 class Embedding(Module):
@@ -1174,6 +1175,7 @@ class BCELoss(_WeightedLoss):
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.binary_cross_entropy(input, target, weight=self.weight, reduction=self.reduction)
 
+# %% ../../nbs/11e_losses.ipynb #4ed499ad
 class BCEWithLogitsLoss(_Loss):
     "`F.binary_cross_entropy_with_logits` as a module (`pos_weight` weighs the positive class)."
     def __init__(self, weight: Tensor | None = None, size_average: bool | None = None, reduce: bool | None = None,

@@ -98,6 +98,7 @@ def layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | 
     if bias is not None: out = out + bias
     return out
 
+# %% ../../nbs/11d_normalization.ipynb #986ea644
 def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None,
                weight: Tensor | None = None, bias: Tensor | None = None, training: bool = False,
                momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
@@ -169,6 +170,7 @@ def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
                       "dropout1d instead.")
     return _feature_mask(input, p) if training else input
 
+# %% ../../nbs/11d_normalization.ipynb #b817eedc
 def dropout3d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     "Zero whole channels of `(N, C, D, H, W)` or `(C, D, H, W)` input."
     _check_p(p)
