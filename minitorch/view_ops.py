@@ -363,7 +363,7 @@ def select(input: Tensor, dim: int, index: int) -> Tensor:
                          f"dimension {dim}")
     return _Select.apply(input, lambda td: td.select(d, index))
 
-# %% ../nbs/08c_views.ipynb #79ad7e03
+# %% ../nbs/08c_views.ipynb #9ee22e38
 def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
     "Elements `start`..`start+length` along `dim` (a view)."
     if input.ndim == 0: raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
@@ -382,6 +382,7 @@ def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Te
     "The diagonal of dims `dim1`, `dim2` as the last dim (a view)."
     return _Diagonal.apply(input, lambda td: td.diagonal(offset, dim1, dim2))
 
+# %% ../nbs/08c_views.ipynb #fcf6fbf5
 def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Tensor, ...]:
     "Pieces of size `split_size_or_sections` (int: equal chunks, the last smaller; list: those sizes) along `dim`."
     if tensor.ndim == 0: raise RuntimeError("split expects at least a 1-dimensional tensor")
@@ -404,7 +405,6 @@ def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Te
         start += s
     return _multi_output(out, 'Split' if isinstance(split_size_or_sections, builtins.int) else 'SplitWithSizes')
 
-# %% ../nbs/08c_views.ipynb #32d767ee
 def _multi_output(views: Sequence[Tensor], name: str) -> tuple[Tensor, ...]:
     "Mark views returned together (split, chunk, unbind): PyTorch forbids recorded in-place ops on them."
     if _State.grad_enabled:
@@ -420,6 +420,7 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
     if n == 0: return split(input, [0] * chunks, dim)     # an empty dim gives `chunks` empty pieces, like torch
     return split(input, builtins.max(1, -(-n // chunks)), dim)
 
+# %% ../nbs/08c_views.ipynb #ff726860
 def tensor_split(input: Tensor, indices_or_sections: Any, dim: int = 0) -> tuple[Tensor, ...]:
     "Split into sections (numpy's array_split rule) or at indices."
     if input.ndim == 0:

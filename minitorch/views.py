@@ -412,7 +412,7 @@ def as_strided(input: Tensor, size: Sequence[int], stride: Sequence[int], storag
                            f"storage of size {have * item}")
     return AsStrided.apply(input, size, stride, off)
 
-# %% ../nbs/08cb_inplace.ipynb #84ff9c09
+# %% ../nbs/08cb_inplace.ipynb #69328fd9
 def _unfold(self: Tensor, dimension: int, size: int, step: int) -> Tensor:
     "The windows of `size` elements every `step` along `dimension`, as a new last dim (a view)."
     d = normalize_dim(dimension, builtins.max(self.ndim, 1))
@@ -428,6 +428,7 @@ def _unfold(self: Tensor, dimension: int, size: int, step: int) -> Tensor:
 
 Tensor.unfold = _unfold
 
+# %% ../nbs/08cb_inplace.ipynb #111d693e
 class _ViewCopySlices(Function):
     "The base after an in-place op on its view: identity outside the view's elements, the op's gradient inside."
     _node_name = 'CopySlices'
@@ -453,7 +454,6 @@ def _from_words(g: Tensor) -> Tensor:
     from minitorch.complex_autograd import view_as_complex
     return view_as_complex(g.contiguous())
 
-# %% ../nbs/08cb_inplace.ipynb #8abffa39
 class _WordsView(Function):
     "A real view (`.real`, `.imag`, `view_as_real`) regenerated from its complex base's history."
     _node_name = 'AsStridedBackward0'
@@ -465,6 +465,7 @@ class _WordsView(Function):
     def backward(ctx, g):
         return _from_words(_scatter_flat(g, _flat_map(ctx.layout, ctx.dst), ctx.layout[0])), None, None
 
+# %% ../nbs/08cb_inplace.ipynb #1a7eec73
 def _base_layout(base: Tensor, v: Tensor) -> tuple | None:
     """`base`'s layout in the storage that view `v` reads, and whether `v` reads it as real words (the parts
     of a complex base); None when neither."""
@@ -495,7 +496,6 @@ def _rebase(self: Tensor, new: Tensor) -> None:
     base.grad_fn, base._output_nr, base._requires_grad = out.grad_fn, 0, True
     _regen_views(base, self, region=_byte_span(self))
 
-# %% ../nbs/08cb_inplace.ipynb #fb2a5d74
 def _byte_span(t: Tensor) -> tuple | None:
     "The first and last byte of storage that `t` can touch (None when empty)."
     shape, strides, off = _geom(t)
@@ -503,6 +503,7 @@ def _byte_span(t: Tensor) -> tuple | None:
     isz = t._data.storage.itemsize
     return off * isz, (off + builtins.sum((n - 1) * s for n, s in zip(shape, strides)) + 1) * isz - 1
 
+# %% ../nbs/08cb_inplace.ipynb #9f4d7b50
 def _regen_views(base: Tensor, me: Tensor | None = None, region: tuple | None = None) -> None:
     """After `base`'s history changed, each live view reads its elements out of it through an AsStrided node.
     A view that already has a history and lies outside the written `region` keeps it: the new history is the
