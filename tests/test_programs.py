@@ -266,3 +266,24 @@ def test_cifar10_blitz_program_with_accelerator_device():
     assert len(l1) == len(l2) == 4
     np.testing.assert_allclose(l1, l2, rtol=1e-4, atol=1e-5)
     assert a1 == a2
+
+
+def test_c3d_video():
+    "C3D (Conv3d, MaxPool3d with depth-preserving and padded windows) trained with SGD + StepLR on synthetic clips."
+    rng = np.random.default_rng(3)
+    X, y = rng.standard_normal((8, 3, 16, 32, 32)).astype(np.float32), rng.integers(0, 5, 8)
+    runs = {}
+    for lib in ("torch", "minitorch"):
+        prog = load("c3d_video", lib)
+        T = prog.torch
+        T.manual_seed(0)
+        model = prog.C3D(5, p=0.0)
+        init = snapshot(model) if lib == "torch" else copy_weights(model, init)
+        hist = prog.train_model(model, T.utils.data.TensorDataset(T.tensor(X), T.tensor(y)), epochs=2)
+        model.eval()
+        runs[lib] = (hist, model(T.tensor(X[:2])).detach().numpy())
+    (h1, o1), (h2, o2) = runs["minitorch"], runs["torch"]
+    for (l1, a1), (l2, a2) in zip(h1, h2):
+        close(l1, l2, rtol=1e-4, atol=1e-5)
+        assert a1 == a2
+    close(o1, o2, rtol=1e-3, atol=1e-4)
