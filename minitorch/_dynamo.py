@@ -86,9 +86,14 @@ def len_guard(src, value) -> Guard:
 
 # %% ../nbs/25b_guards.ipynb #caf34bf7
 def grad_mode_guard() -> Guard:
-    mode = is_grad_enabled()
-    return Guard(('global',), f'GLOBAL_STATE: grad_mode={mode}',
-                 lambda v: None if is_grad_enabled() == mode else f'GLOBAL_STATE changed: grad_mode ')
+    "GLOBAL_STATE: grad mode and the default dtype (`minitorch.ones(3)` in the graph depends on it), as at capture."
+    # BEGIN SOLUTION 25.1
+    mode, dtype = is_grad_enabled(), minitorch.get_default_dtype()
+    def check(v):
+        if is_grad_enabled() != mode: return 'GLOBAL_STATE changed: grad_mode '
+        if minitorch.get_default_dtype() != dtype: return 'GLOBAL_STATE changed: default_dtype '
+    return Guard(('global',), f'GLOBAL_STATE: grad_mode={mode}', check)
+    # END SOLUTION 25.1
 
 # %% ../nbs/25b_guards.ipynb #1343b559
 class OutputGraph(CaptureOutput):

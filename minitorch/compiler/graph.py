@@ -94,11 +94,12 @@ class Graph:
             if isinstance(v, minitorch.dtype): return repr(v)
             name = f'_const_{len(glb)}'; glb[name] = v; return name
         def fn_name(f):
-            if type(f).__name__ == 'OpOverload':      # an op as the dispatcher names it: aten.sin, aten.mm
-                ns = glb.setdefault('aten', __import__('types').SimpleNamespace())
+            space = 'aten' if type(f).__name__ == 'OpOverload' else getattr(f, 'namespace', None)
+            if space:           # an op as the dispatcher names it (aten.sin, aten.mm), or a primitive (prims.add)
+                ns = glb.setdefault(space, __import__('types').SimpleNamespace())
                 name, k = f.__name__, 0
                 while getattr(ns, name, f) is not f: k += 1; name = f'{f.__name__}_{k}'   # two ops named `sum`
-                setattr(ns, name, f); return f'aten.{name}'
+                setattr(ns, name, f); return f'{space}.{name}'
             q = _qualified(f)
             if q: return q
             name = '_' + self._unique(_target_name(f)); glb[name] = f; return name
