@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import argparse
 import os
+import socket
+import threading
 import sys
 import time
 from pathlib import Path
@@ -17,7 +19,7 @@ from . import run as launcher
 from ..serialization import load, save
 
 # %% auto #0
-__all__ = ['save_checkpoint', 'load_checkpoint', 'restart_count', 'parse_args', 'main']
+__all__ = ['save_checkpoint', 'load_checkpoint', 'restart_count', 'parse_args', 'rendezvous', 'main']
 
 # %% ../../nbs/22f_elastic.ipynb #421ee805
 def _rank(group: Any = None) -> int:
@@ -70,11 +72,15 @@ def parse_args(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
     p.add_argument("--rdzv-id", "--rdzv_id", "--run-id", dest="run_id", default="none")
     p.add_argument("--monitor-interval", "--monitor_interval", type=float, default=0.0,
                    help="seconds to wait before a restart")
+    p.add_argument("--rdzv-endpoint", "--rdzv_endpoint", default=None, help="HOST:PORT of the rendezvous")
+    p.add_argument("--rdzv-backend", "--rdzv_backend", default="c10d")
+    p.add_argument("--rdzv-conf", "--rdzv_conf", default="", help="join_timeout=600,last_call_timeout=30")
     mine, rest, i = [], [], 0
     while i < len(argv):
         a, name = argv[i], argv[i].split("=")[0]
         if name in ("--max-restarts", "--max_restarts", "--rdzv-id", "--rdzv_id", "--run-id", "--monitor-interval",
-                    "--monitor_interval", "-h", "--help"):
+                    "--monitor_interval", "--rdzv-endpoint", "--rdzv_endpoint", "--rdzv-backend", "--rdzv_backend",
+                    "--rdzv-conf", "--rdzv_conf", "-h", "--help"):
             take = 1 if "=" in a or name in ("-h", "--help") else 2
             mine += argv[i: i + take]; i += take
         elif name in _LAUNCHER_VALUED:
@@ -85,16 +91,111 @@ def parse_args(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
         else:
             rest += argv[i:]; break
     ns = p.parse_args(mine)
+    conf = dict(kv.split("=", 1) for kv in ns.rdzv_conf.split(",") if kv)
+    ns.join_timeout, ns.last_call_timeout = float(conf.get("join_timeout", 600)), float(conf.get("last_call_timeout", 30))
+    ns.min_nodes = ns.max_nodes = None
     for j, a in enumerate(rest):
         if a.split("=")[0] == "--nnodes":
             value = a.split("=", 1)[1] if "=" in a else rest[j + 1]
             lo, _, hi = value.partition(":")
+            if ns.rdzv_endpoint:                     # the nodes come from the rendezvous, not from --nnodes
+                ns.min_nodes, ns.max_nodes = int(lo), int(hi or lo)
+                if not 1 <= ns.min_nodes <= ns.max_nodes:
+                    raise ValueError(f"--nnodes {value}: need 1 <= MIN <= MAX")
+                del rest[j: j + (1 if "=" in a else 2)]
+                break
             if hi and int(lo) != int(hi):
-                raise ValueError("--nnodes MIN:MAX with MIN < MAX needs a rendezvous to admit nodes; minitorch "
-                                 "restarts with a fixed number of nodes (use --nnodes N)")
+                raise ValueError("--nnodes MIN:MAX with MIN < MAX needs a rendezvous to admit nodes: "
+                                 "give --rdzv-endpoint HOST:PORT")
             rest[j] = f"--nnodes={hi or lo}" if "=" in a else a
             if "=" not in a: rest[j + 1] = hi or lo
     return ns, rest
+
+# %% ../../nbs/22f_elastic.ipynb #98e957d3
+def _readline(conn: socket.socket, timeout: float | None) -> str:
+    "One line from `conn` ('' if it closed), waiting at most `timeout` seconds."
+    conn.settimeout(timeout)
+    data = b""
+    while not data.endswith(b"\n"):
+        chunk = conn.recv(1)
+        if not chunk: return ""
+        data += chunk
+    return data.decode().strip()
+
+
+def _host_rendezvous(srv: socket.socket, lo: int, hi: int, join_timeout: float, last_call: float) -> list:
+    "Admit agents until `hi` joined, or `lo` joined and the last call ran out; [(conn, hostname)], this agent first."
+    members, start, formed_at = [(None, socket.gethostname())], time.monotonic(), None
+    while len(members) < hi:
+        now = time.monotonic()
+        if len(members) >= lo:
+            formed_at = formed_at or now
+            if now - formed_at >= last_call: break
+        wait = (formed_at + last_call if len(members) >= lo else start + join_timeout) - now
+        if len(members) < lo and wait <= 0:
+            for conn, _ in members[1:]: conn.sendall(b"fail\n")
+            raise RuntimeError(f"rendezvous at {srv.getsockname()[0]}:{srv.getsockname()[1]} timed out after "
+                               f"{join_timeout:g} s (join_timeout): {len(members)} of at least {lo} nodes joined")
+        srv.settimeout(max(wait, 0.01))
+        try:
+            conn, _ = srv.accept()
+        except (socket.timeout, BlockingIOError):
+            continue
+        hello = _readline(conn, 10).split()
+        if len(hello) == 2 and hello[0] == "join":
+            members.append((conn, hello[1]))
+            _log(f"rendezvous: node {len(members) - 1} ({hello[1]}) joined; {len(members)} of {lo}..{hi}")
+    n = len(members)
+    for r, (conn, _) in enumerate(members[1:], 1): conn.sendall(f"ok {r} {n}\n".encode())
+
+    def turn_away():                             # agents that come after the group formed
+        while True:
+            try:
+                conn, _ = srv.accept()
+            except OSError:
+                return
+            conn.settimeout(5)
+            try: conn.sendall(f"closed {n}\n".encode())
+            except OSError: pass
+            conn.close()
+    srv.settimeout(None)
+    threading.Thread(target=turn_away, daemon=True).start()
+    return members
+
+
+def _join_rendezvous(host: str, port: int, join_timeout: float) -> tuple[socket.socket, int, int]:
+    "Connect (retrying until the host is up), say hello, wait for (node rank, number of nodes)."
+    deadline = time.monotonic() + join_timeout
+    while True:
+        try:
+            conn = socket.create_connection((host, port), timeout=5); break
+        except OSError:
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"rendezvous at {host}:{port}: no host answered within {join_timeout:g} s") from None
+            time.sleep(0.2)
+    conn.sendall(f"join {socket.gethostname()}\n".encode())
+    reply = _readline(conn, join_timeout + 60).split()
+    if not reply or reply[0] == "fail":
+        raise RuntimeError(f"rendezvous at {host}:{port} timed out (join_timeout): too few nodes joined")
+    if reply[0] == "closed":
+        raise RuntimeError(f"rendezvous at {host}:{port} is closed: the group already formed with {reply[1]} nodes")
+    return conn, int(reply[1]), int(reply[2])
+
+
+def rendezvous(endpoint: str, min_nodes: int, max_nodes: int, join_timeout: float = 600,
+               last_call_timeout: float = 30) -> tuple[int, int, Any]:
+    "(node rank, number of nodes, members on the host / the host's connection on the others)."
+    host, port = endpoint.rsplit(":", 1)
+    srv = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        srv.bind((host, int(port))); srv.listen(64)
+    except OSError:                              # another agent hosts it: join
+        srv.close()
+        conn, rank, n = _join_rendezvous(host, int(port), join_timeout)
+        return rank, n, conn
+    members = _host_rendezvous(srv, min_nodes, max_nodes, join_timeout, last_call_timeout)
+    return 0, len(members), (srv, members)
 
 # %% ../../nbs/22f_elastic.ipynb #4c50fa09
 def _log(msg: str) -> None:
@@ -109,6 +210,49 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit(f"minitorch.distributed.elastic: {e}") from None
     if not any(not x.startswith("-") for x in rest):
         raise SystemExit("usage: python -m minitorch.distributed.elastic [--max-restarts N] [launcher options] script.py")
+    if a.min_nodes is not None:
+        try:
+            node, n, peer = rendezvous(a.rdzv_endpoint, a.min_nodes, a.max_nodes, a.join_timeout, a.last_call_timeout)
+        except RuntimeError as e:
+            _log(str(e)); return 1
+        if node != 0:                            # the host runs the job; wait for its exit code
+            _log(f"rendezvous: joined as node {node} of {n}; the job runs from the host agent")
+            reply = _readline(peer, None).split()
+            code = int(reply[1]) if len(reply) == 2 and reply[0] == "exit" else 1
+            if not reply: _log("the rendezvous host went away")
+            return code
+        srv, members = peer
+        _log(f"rendezvous: the group formed with {n} nodes")
+        rest = _rest_for_nodes(rest, [h for _, h in members])
+        os.environ["GROUP_WORLD_SIZE"] = str(n)
+        code = 1
+        try:
+            code = _attempts(a, rest)
+        finally:
+            for conn, _ in members[1:]:
+                try: conn.sendall(f"exit {code}\n".encode())
+                except OSError: pass
+            srv.close()
+        return code
+    return _attempts(a, rest)
+
+
+def _rest_for_nodes(rest: list[str], hosts: list[str]) -> list[str]:
+    "The launcher's options for the nodes that joined: all ranks here, or a host file over the machines."
+    per_node, out, i = 1, [], 0
+    while i < len(rest) and rest[i].startswith("-"):
+        name, take = rest[i].split("=")[0], 1 if "=" in rest[i] or rest[i].split("=")[0] not in _LAUNCHER_VALUED else 2
+        if name in ("--nproc-per-node", "--nproc_per_node"): per_node = int(rest[i + take - 1].split("=")[-1])
+        else: out += rest[i: i + take]
+        i += take
+    if len(set(hosts)) == 1: return ["--nproc-per-node", str(per_node * len(hosts)), *out, *rest[i:]]
+    hostfile = Path(os.environ.get("TMPDIR", "/tmp")) / f"minitorch_rdzv_hosts_{os.getpid()}"
+    hostfile.write_text("".join(f"{h} slots={per_node}\n" for h in hosts))
+    return ["--nproc-per-node", str(per_node), "--nnodes", str(len(hosts)), "--hostfile", str(hostfile), *out, *rest[i:]]
+
+
+def _attempts(a: argparse.Namespace, rest: list[str]) -> int:
+    "The restart loop."
     code = 1
     for attempt in range(a.max_restarts + 1):
         os.environ.update(TORCHELASTIC_RESTART_COUNT=str(attempt), TORCHELASTIC_MAX_RESTARTS=str(a.max_restarts),
