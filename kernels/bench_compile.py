@@ -1,23 +1,17 @@
-"""The graph compiler, part 1: what capture costs and what a compiled step costs, minitorch vs PyTorch (CPU).
+"""The graph compiler (chapters 25-26): a compiled training step, minitorch vs PyTorch on the CPU, side by side.
 
-Part 1 has no code generator yet (part 2, issue 20: numba kernels), so a compiled step is expected to be *slower*
-than eager: the captured graph runs the same ops, plus the guard checks and, for `aot_eager`, one autograd.Function
-around the whole region. The figures are the baseline part 2 must beat.
-
-Rows, for a training step of an MLP (Linear 64->128, GELU or Tanh, LayerNorm, Linear 128->10, cross-entropy, SGD)
-on a (32, 64) batch: eager step; compiled step with backend eager and aot_eager (warm); cold compile time (first
-call: capture + backend); guard check time per call. PyTorch: eager step and torch.compile(backend="eager") /
-"aot_eager" (inductor needs a C compiler and is not timed here).
+Two fusible training steps (forward, backward, SGD): an MLP (Linear 64->128, GELU, LayerNorm, Linear 128->10,
+cross-entropy) on a (32, 64) batch, and a softmax-attention block (q, k, v projections, softmax(q k^T / sqrt(d)) v,
+residual, LayerNorm) on a (4, 32, 64) batch. Rows: minitorch eager; minitorch.compile with backend eager, aot_eager and
+inductor (the default: fused numba kernels); torch eager and torch.compile (eager, aot_eager, inductor -- the last
+needs a C compiler; if it fails here the row says so). Times are best-of-`repeat` means of `number` steps; the
+first call (capture + compile) is reported too, and the inductor compile time cold (empty kernel cache) and warm
+(a second process, cache=True: numba loads machine code, compiles nothing).
 
 Usage: python kernels/bench_compile.py [--repeat 5] [--number 50] [--json kernels/results/compile.json]
 """
-import argparse
-import json
-import time
-import timeit
-
+import argparse, json, os, subprocess, sys, tempfile, time, timeit
 import torch
-
 import minitorch
 
 
@@ -27,35 +21,69 @@ def per_call(fn, number: int, repeat: int) -> float:
     return min(timeit.repeat(fn, number=number, repeat=repeat)) / number * 1e3
 
 
-def make(lib, act: str):
+def attention(lib):
+    class Attn(lib.nn.Module):
+        def __init__(self, d=64):
+            super().__init__()
+            self.q, self.k, self.v = lib.nn.Linear(d, d), lib.nn.Linear(d, d), lib.nn.Linear(d, d)
+            self.ln, self.scale = lib.nn.LayerNorm(d), d ** -0.5
+        def forward(self, x):
+            a = lib.softmax(self.q(x) @ self.k(x).transpose(-2, -1) * self.scale, -1)
+            return self.ln(a @ self.v(x) + x)
+    return Attn()
+
+
+def make(lib, model: str):
     lib.manual_seed(0)
     nn = lib.nn
-    net = nn.Sequential(nn.Linear(64, 128), nn.Tanh() if act == 'tanh' else nn.GELU(), nn.LayerNorm(128), nn.Linear(128, 10))
-    opt = lib.optim.SGD(net.parameters(), lr=0.01)
-    x, y = lib.randn(32, 64), lib.randint(0, 10, (32,))
-    return net, opt, x, y
+    if model == 'mlp':
+        net = nn.Sequential(nn.Linear(64, 128), nn.GELU(), nn.LayerNorm(128), nn.Linear(128, 10))
+        x, y = lib.randn(32, 64), lib.randint(0, 10, (32,))
+        loss = lambda out: lib.nn.functional.cross_entropy(out, y)
+    else:
+        net, x = attention(lib), lib.randn(4, 32, 64)
+        loss = lambda out: out.square().mean()
+    return net, lib.optim.SGD(net.parameters(), lr=0.01), x, loss
 
 
-def step_fn(lib, model, opt, x, y):
+def step_fn(model, opt, x, loss):
     def step():
         opt.zero_grad()
-        lib.nn.functional.cross_entropy(model(x), y).backward()
+        loss(model(x)).backward()
         opt.step()
     return step
 
 
-def rows(lib, compile_fn, reset, number, repeat, act):
+def rows(lib, compile_fn, reset, number, repeat, model, backends):
     out = {}
-    net, opt, x, y = make(lib, act)
-    out['eager step (ms)'] = per_call(step_fn(lib, net, opt, x, y), number, repeat)
-    for backend in ('eager', 'aot_eager'):
+    net, opt, x, loss = make(lib, model)
+    out['eager step (ms)'] = per_call(step_fn(net, opt, x, loss), number, repeat)
+    for backend in backends:
         reset()
-        net, opt, x, y = make(lib, act)
-        cnet = compile_fn(net, backend=backend)
-        step = step_fn(lib, cnet, opt, x, y)
-        t0 = time.perf_counter(); step(); out[f'{backend}: first call incl. capture (ms)'] = (time.perf_counter() - t0) * 1e3
-        out[f'{backend}: compiled step (ms)'] = per_call(step, number, repeat)
+        net, opt, x, loss = make(lib, model)
+        try:
+            step = step_fn(compile_fn(net, backend=backend), opt, x, loss)
+            t0 = time.perf_counter(); step(); out[f'{backend}: first call incl. compile (ms)'] = (time.perf_counter() - t0) * 1e3
+            out[f'{backend}: compiled step (ms)'] = per_call(step, number, repeat)
+            out[f'{backend}: speedup vs eager'] = out['eager step (ms)'] / out[f'{backend}: compiled step (ms)']
+        except Exception as e:
+            out[f'{backend}: could not run'] = f'{type(e).__name__}: {str(e).splitlines()[0][:100]}'
     return out
+
+
+COMPILE = '''import time, minitorch, sys
+sys.path.insert(0, 'kernels'); from bench_compile import make, step_fn
+t = time.perf_counter(); net, opt, x, loss = make(minitorch, '{model}')
+step_fn(minitorch.compile(net), opt, x, loss)(); print(time.perf_counter() - t)'''
+
+
+def compile_times(model: str) -> dict:
+    "First-step time of a fresh process with an empty kernel cache (cold) and again with it filled (warm)."
+    with tempfile.TemporaryDirectory() as d:
+        env = dict(os.environ, MINITORCH_INDUCTOR_CACHE=d)
+        t = [float(subprocess.run([sys.executable, '-c', COMPILE.format(model=model)], env=env, capture_output=True,
+                                  text=True, check=True).stdout) for _ in range(2)]
+    return {'cold (s)': t[0], 'warm (s)': t[1]}
 
 
 def main():
@@ -66,20 +94,15 @@ def main():
     ap.add_argument('--json')
     a = ap.parse_args()
     res = {}
-    for act in ('tanh', 'gelu'):
-        res[f'minitorch/{act}'] = rows(minitorch, minitorch.compile, minitorch._dynamo.reset, a.number, a.repeat, act)
-        res[f'torch/{act}'] = rows(torch, torch.compile, torch._dynamo.reset, a.number, a.repeat, act)
-    # the guard check alone: a compiled identity-like function on one tensor
-    f = minitorch.compile(lambda t: t + 1, backend='eager'); t = minitorch.ones(4)
-    res['minitorch: compiled t + 1 (us)'] = per_call(lambda: f(t), 2000, a.repeat) * 1e3
-    res['minitorch: eager t + 1 (us)'] = per_call(lambda: t + 1, 2000, a.repeat) * 1e3
-    tf = torch.compile(lambda t: t + 1, backend='eager'); tt = torch.ones(4)
-    res['torch: compiled t + 1 (us)'] = per_call(lambda: tf(tt), 2000, a.repeat) * 1e3
-    res['torch: eager t + 1 (us)'] = per_call(lambda: tt + 1, 2000, a.repeat) * 1e3
+    for model in ('mlp', 'attention'):
+        res[f'minitorch/{model}'] = rows(minitorch, minitorch.compile, minitorch._dynamo.reset, a.number, a.repeat, model,
+                                         ('eager', 'aot_eager', 'inductor'))
+        res[f'torch/{model}'] = rows(torch, torch.compile, torch._dynamo.reset, a.number, a.repeat, model,
+                                     ('eager', 'aot_eager', 'inductor'))
+        res[f'minitorch/{model} inductor compile'] = compile_times(model)
     for k, v in res.items():
-        if isinstance(v, dict):
-            print(k); [print(f'    {n:40s} {t:9.3f}') for n, t in v.items()]
-        else: print(f'{k:44s} {v:9.2f}')
+        print(k)
+        for n, t in v.items(): print(f'    {n:44s} {t:9.3f}' if isinstance(t, float) else f'    {n:44s} {t}')
     if a.json: json.dump(res, open(a.json, 'w'), indent=1)
 
 

@@ -14,10 +14,11 @@ from .graph import Graph, Node, map_arg
 from .aot import decompose, _Constant
 
 # %% auto #0
-__all__ = ['POINTWISE', 'REDUCTIONS', 'EXTERN', 'counters', 'log', 'IRNode', 'lower', 'FusedGroup', 'schedule', 'kernel_count',
-           'generate', 'cache_dir', 'load_kernel', 'CompiledGraph', 'compile_fn', 'aot_inductor', 'compile_fx']
+__all__ = ['POINTWISE', 'REDUCTIONS', 'EXTERN', 'PARALLEL_MIN', 'counters', 'log', 'IRNode', 'lower', 'FusedGroup', 'schedule',
+           'kernel_count', 'generate', 'cache_dir', 'load_kernel', 'CompiledGraph', 'compile_fn', 'aot_inductor',
+           'compile_fx']
 
-# %% ../../nbs/26_inductor.ipynb #bf549b77
+# %% ../../nbs/26_inductor.ipynb #d58919db
 # pointwise ops as expression templates over their operands' values at one index
 POINTWISE = {
     'add': '({0} + {1})', 'sub': '({0} - {1})', 'mul': '({0} * {1})', 'div': '({0} / {1})', 'neg': '(-{0})',
@@ -50,27 +51,76 @@ def _red_dim_ok(n: Node) -> bool:
     d = _val(x).dim()
     return isinstance(dims, (tuple, list)) and len(dims) == 1 and dims[0] % d == d - 1
 
-def _bmm_pattern(g: Graph, n: Node):
-    """`sum(mul(unsqueeze(a, -1), unsqueeze(b, -3)), -2)` is how a batched matmul decomposes: a broadcast product
-    a whole dimension bigger than its result. Returns the nodes to skip and the operands (a, b), or None."""
-    if _name(n) != 'sum' or len(n.args) < 3 or n.args[2] or not _float(_val(n)): return None
-    m = n.args[0]
-    if not (isinstance(m, Node) and _name(m) == 'mul' and len(m.args) == 2 and g.users(m) == [n]
-            and all(isinstance(u, Node) and _name(u) == 'unsqueeze' and g.users(u) == [m] for u in m.args)): return None
-    (ua, ub), d = m.args, _val(m).dim()
-    a, b = ua.args[0], ub.args[0]
-    if not (isinstance(a, Node) and isinstance(b, Node) and d >= 3 and ua.args[1] % d == d - 1 and ub.args[1] % d == d - 3
-            and tuple(x % d for x in n.args[1]) == (d - 2,)): return None
-    return {m, ua, ub}, (a, b)
 
+# %% ../../nbs/26_inductor.ipynb #fe3e6c4c
+def _contract(a, b, shape: tuple, dims: tuple, keepdim: bool):
+    """`sum(a * b, dims)` with `a`, `b` broadcasting to `shape`, as one batched matmul: dims both have and keep are
+    the batch, dims both have and sum are contracted, the rest are each operand's free dims. The product is never made."""
+    d, red = len(shape), sorted({x % len(shape) for x in dims})
+    a, b = a.reshape((1,) * (d - a.ndim) + a.shape), b.reshape((1,) * (d - b.ndim) + b.shape)
+    for i in red:                                   # a summed dim only one operand has: sum it there first
+        if a.shape[i] != 1 and b.shape[i] == 1: a = a.sum(i, keepdims=True)
+        if b.shape[i] != 1 and a.shape[i] == 1: b = b.sum(i, keepdims=True)
+    both = [i for i in range(d) if a.shape[i] != 1 and b.shape[i] != 1]
+    batch, con = [i for i in both if i not in red], [i for i in both if i in red]
+    fa = [i for i in range(d) if a.shape[i] != 1 and b.shape[i] == 1]
+    fb = [i for i in range(d) if b.shape[i] != 1 and a.shape[i] == 1]
+    rest = [i for i in range(d) if i not in batch + con + fa + fb]
+    size = lambda ix: math.prod(shape[i] for i in ix)
+    A = a.transpose(batch + fa + con + [i for i in range(d) if i not in batch + fa + con]).reshape(size(batch), size(fa), size(con))
+    B = b.transpose(batch + con + fb + [i for i in range(d) if i not in batch + con + fb]).reshape(size(batch), size(con), size(fb))
+    perm = batch + fa + fb + rest + con
+    out = np.matmul(A, B).reshape([shape[i] for i in batch + fa + fb] + [1] * (len(rest) + len(con)))
+    out = out.transpose(np.argsort(perm))
+    return out if keepdim else out.reshape([s for i, s in enumerate(out.shape) if i not in red])
+
+def _contract_pattern(g: Graph, n: Node):
+    """`sum(mul(a, b), dims)`: how a (batched) matmul and its gradients decompose, a broadcast product bigger than
+    its result. Returns the nodes to skip and an extern call on (a, b) (an `expand` operand is read before it expands)."""
+    if _name(n) != 'sum' or len(n.args) < 2 or not _float(_val(n)) or not isinstance(n.args[1], (tuple, list)): return None
+    m = n.args[0]
+    if not (isinstance(m, Node) and _name(m) == 'mul' and len(m.args) == 2 and all(isinstance(u, Node) for u in m.args)
+            and _val(m).dtype == _val(n).dtype and not m.kwargs): return None
+    ops = [u.args[0] if _name(u) == 'expand' and isinstance(u.args[0], Node) else u for u in m.args]
+    if not all(_float(_val(u)) for u in ops) or math.prod(_val(n).shape) * 2 > math.prod(_val(m).shape): return None
+    shape, dims, keep = tuple(_val(m).shape), tuple(n.args[1]), bool(n.args[2]) if len(n.args) > 2 else False
+    fn = lambda a, b: _contract(a, b, shape, dims, keep)
+    return ({m} if g.users(m) == [n] else set()), fn, ops
+
+
+# %% ../../nbs/26_inductor.ipynb #b5e2ec03
+# ops that are not kernels but need no dispatcher either: numpy runs them on the arrays (views stay views)
+_VIEWS = {'view': lambda x, n: x.reshape(_val(n).shape), 'reshape': lambda x, n: x.reshape(_val(n).shape),
+          'unsqueeze': lambda x, n: x.reshape(_val(n).shape), 'squeeze': lambda x, n: x.reshape(_val(n).shape),
+          'expand': lambda x, n: np.broadcast_to(x, _val(n).shape), 't': lambda x, n: x.swapaxes(0, -1) if x.ndim == 2 else x,
+          'transpose': lambda x, n: x.swapaxes(n.args[1], n.args[2]), 'permute': lambda x, n: x.transpose(n.args[1]),
+          'sum': lambda x, n: x.sum(tuple(n.args[1]), keepdims=bool(n.args[2]) if len(n.args) > 2 else False)}
+_NUMPY = {'eq': np.equal, 'ne': np.not_equal, 'gt': np.greater, 'lt': np.less, 'add': np.add, 'sub': np.subtract,
+          'mul': np.multiply, 'div': np.true_divide, 'neg': np.negative, 'where': np.where}
+_NP_DTYPES = {minitorch.float32: np.float32, minitorch.float64: np.float64, minitorch.int64: np.int64, minitorch.bool: np.bool_}
+
+def _numpy_step(n: Node):
+    "A numpy function of the node's array operands, or None (the node then runs eagerly through the dispatcher)."
+    name, v = _name(n), _val(n)
+    if not isinstance(v, Tensor) or v.dtype not in _NP_DTYPES or n.kwargs: return None
+    if any(isinstance(a, Node) and getattr(_val(a), 'dtype', None) not in _NP_DTYPES for a in n.args): return None
+    dt = _NP_DTYPES[v.dtype]
+    if name in _VIEWS and isinstance(n.args[0], Node) and not (name == 'sum' and not isinstance(n.args[1], (tuple, list))):
+        f = _VIEWS[name]; return lambda x: f(x, n).astype(dt, copy=False)
+    if name in _NUMPY and all(isinstance(a, (Node, int, float, bool)) for a in n.args):
+        f = _NUMPY[name]; return lambda *a: np.asarray(f(*a)).astype(dt, copy=False)
+    return None
+
+
+# %% ../../nbs/26_inductor.ipynb #69799257
 def lower(g: Graph) -> list[IRNode]:
     "Classify every call node of a decomposed graph."
     out, skip = [], set()
     for n in g.nodes:
         if n.op != 'call_function': continue
-        mm = _bmm_pattern(g, n)
+        mm = _contract_pattern(g, n)
         if mm:
-            skip |= mm[0]; ir = IRNode(n, 'extern'); ir.fn, ir.operands = np.matmul, mm[1]; out.append(ir)
+            skip |= mm[0]; ir = IRNode(n, 'extern'); ir.fn, ir.operands = mm[1], mm[2]; out.append(ir)
             continue
         name, v = _name(n), _val(n)
         args_ok = all(not isinstance(a, Node) or _float(_val(a)) for a in n.args) and not n.kwargs
@@ -80,6 +130,9 @@ def lower(g: Graph) -> list[IRNode]:
             out.append(IRNode(n, 'reduction'))
         elif name in EXTERN and args_ok and _float(v):
             ir = IRNode(n, 'extern'); ir.fn, ir.operands = EXTERN[name], n.args; out.append(ir)
+        elif (f := _numpy_step(n)) is not None:
+            ir = IRNode(n, 'extern'); ir.fn = f
+            ir.operands = n.args if name in _NUMPY else n.args[:1]; out.append(ir)
         else: out.append(IRNode(n, 'fallback'))
     return [ir for ir in out if ir.node not in skip]
 
@@ -136,6 +189,8 @@ def _row_offset(st: list[int], space: tuple) -> str:
         inner *= rows[d]
     return ' + '.join(reversed(terms)) or '0'
 
+PARALLEL_MIN = 1 << 18      # elements below which a kernel runs on one thread (Inductor has a similar threshold)
+
 def generate(group: FusedGroup, users_outside: set) -> tuple[str, list[Node], list[Node]]:
     "Numba source of one fused kernel; returns (source, input nodes, output nodes). The kernel is called `kernel`."
     S, members = group.space, {ir.node: ir for ir in group.nodes}
@@ -184,8 +239,10 @@ def generate(group: FusedGroup, users_outside: set) -> tuple[str, list[Node], li
         body += ['    ' + s for s in elem_chain(elem_outs)]
         body += [f'    out{outputs.index(n)}[r * {cols} + c] = e_{n.name}' for n in elem_outs]
     params = ', '.join([f'in{i}' for i in range(len(inputs))] + [f'out{k}' for k in range(len(outputs))])
-    lines = ['import math, numba', 'import numpy as np', '', '@numba.njit(parallel=True, cache=True, fastmath={"reassoc", "contract", "arcp", "nsz"})', f'def kernel({params}):',
-             f'    for r in numba.prange({rows}):'] + ['        ' + s for s in body]
+    par = rows * cols >= PARALLEL_MIN           # threads cost more than they save on a small kernel
+    lines = ['import math, numba', 'import numpy as np', '',
+             f'@numba.njit(parallel={par}, cache=True, fastmath={{"reassoc", "contract", "arcp", "nsz"}})',
+             f'def kernel({params}):', f'    for r in {"numba.prange" if par else "range"}({rows}):'] + ['        ' + s for s in body]
     return '\n'.join(lines) + '\n', inputs, outputs
 
 # %% ../../nbs/26_inductor.ipynb #2e67ed0f
@@ -252,7 +309,7 @@ class CompiledGraph:
                 fn(*[np.ascontiguousarray(env[i]).reshape(-1) for i in ins], *[a.reshape(-1) for a in arrs])
                 env.update({o: a for (o, _, _), a in zip(outs, arrs)})
             elif step[0] == 'extern':
-                ir = step[1]; env[ir.node] = ir.fn(*[np.ascontiguousarray(env[a]) for a in ir.operands])   # BLAS wants plain strides
+                ir = step[1]; env[ir.node] = ir.fn(*[env[a] if isinstance(a, Node) else a for a in ir.operands])
             else:
                 n = step[1].node
                 env[n] = _np(n.target(*map_arg(n.args, lambda a: _tensor(env[a])), **map_arg(n.kwargs, lambda a: _tensor(env[a]))))
