@@ -287,3 +287,24 @@ def test_c3d_video():
         close(l1, l2, rtol=1e-4, atol=1e-5)
         assert a1 == a2
     close(o1, o2, rtol=1e-3, atol=1e-4)
+
+
+@pytest.mark.parametrize("shape", [(8, 8, 8), (4, 12, 16)])
+def test_unet3d(shape):
+    "pytorch-3dunet's blocks (Conv3d + BatchNorm3d + ReLU, MaxPool3d, ConvTranspose3d to the encoder's size)."
+    rng = np.random.default_rng(4)
+    X = rng.standard_normal((2, 1, *shape)).astype(np.float32)
+    Y = (rng.random((2, 2, *shape)) > 0.5).astype(np.float32)
+    runs = {}
+    for lib in ("torch", "minitorch"):
+        prog = load("unet3d", lib)
+        T = prog.torch
+        T.manual_seed(0)
+        model = prog.UNet3D(1, 2)
+        init = snapshot(model) if lib == "torch" else copy_weights(model, init)
+        losses, pred = prog.train(model, T.tensor(X), T.tensor(Y))
+        runs[lib] = (losses, pred.numpy(), model.encoders[1].basic_module.SingleConv1.batchnorm.running_var.numpy())
+    (l1, p1, v1), (l2, p2, v2) = runs["minitorch"], runs["torch"]
+    close(l1, l2)
+    close(p1, p2, rtol=1e-3, atol=1e-4)
+    close(v1, v2)
