@@ -15,7 +15,7 @@ from ..tensors import Tensor
 from ..autograd import Function, is_grad_enabled
 
 # %% auto #0
-__all__ = ['Parameter', 'Buffer', 'RemovableHandle', 'Module', 'patch_module', 'Sequential', 'ModuleList', 'ModuleDict', 'Identity', 'Linear', 'Conv1d', 'Conv2d', 'ReLU', 'SiLU', 'GELU', 'Tanh', 'Sigmoid', 'Softmax', 'LogSoftmax', 'Flatten', 'MaxPool2d', 'AvgPool2d', 'Embedding', 'LayerNorm', 'BatchNorm1d', 'BatchNorm2d', 'Dropout', 'CrossEntropyLoss', 'NLLLoss', 'MSELoss', 'L1Loss', 'BCELoss', 'BCEWithLogitsLoss', 'NonDynamicallyQuantizableLinear', 'MultiheadAttention', 'TransformerEncoderLayer']
+__all__ = ['Parameter', 'Buffer', 'RemovableHandle', 'Module', 'patch_module', 'Sequential', 'ModuleList', 'ModuleDict', 'Identity', 'Linear', 'Conv1d', 'Conv2d', 'ReLU', 'SiLU', 'GELU', 'Tanh', 'Sigmoid', 'Softmax', 'LogSoftmax', 'Flatten', 'MaxPool2d', 'AvgPool2d', 'Embedding', 'LayerNorm', 'BatchNorm1d', 'BatchNorm2d', 'Dropout', 'GroupNorm', 'RMSNorm', 'CrossEntropyLoss', 'NLLLoss', 'MSELoss', 'L1Loss', 'BCELoss', 'BCEWithLogitsLoss', 'SmoothL1Loss', 'HuberLoss', 'KLDivLoss', 'NonDynamicallyQuantizableLinear', 'MultiheadAttention', 'TransformerEncoderLayer']
 
 # %% ../../nbs/10_nn_module.ipynb #b8978825
 class Parameter(Tensor):
@@ -1128,6 +1128,38 @@ class Dropout(Module):
     def forward(self, input: Tensor) -> Tensor: return F.dropout(input, self.p, self.training, self.inplace)
     def extra_repr(self) -> str: return f'p={self.p}, inplace={self.inplace}'
 
+# %% ../../nbs/11d_normalization.ipynb #34b78adb
+class GroupNorm(Module):
+    "Group normalisation with per-channel affine `weight` (ones) and `bias` (zeros)."
+    def __init__(self, num_groups: int, num_channels: int, eps: float = 1e-5, affine: bool = True, device: Any = None,
+                 dtype: Any = None, *, bias: bool = True) -> None:
+        super().__init__()
+        if num_channels % num_groups: raise ValueError("num_channels must be divisible by num_groups")
+        self.num_groups, self.num_channels, self.eps, self.affine = num_groups, num_channels, eps, affine
+        if affine:
+            self.weight = Parameter(minitorch.ones((num_channels,), device=device, dtype=dtype))
+            if bias: self.bias = Parameter(minitorch.zeros((num_channels,), device=device, dtype=dtype))
+            else: self.register_parameter('bias', None)
+        else:
+            self.register_parameter('weight', None); self.register_parameter('bias', None)
+    def forward(self, input: Tensor) -> Tensor: return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
+    def extra_repr(self) -> str:
+        return (f'{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}, '
+                f'bias={self.bias is not None}')
+
+class RMSNorm(Module):
+    "RMS normalisation over the trailing `normalized_shape` dims with a learnable `weight` (ones)."
+    def __init__(self, normalized_shape: int | Sequence[int], eps: float | None = None, elementwise_affine: bool = True,
+                 device: Any = None, dtype: Any = None) -> None:
+        super().__init__()
+        self.normalized_shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+        self.eps, self.elementwise_affine = eps, elementwise_affine
+        if elementwise_affine: self.weight = Parameter(minitorch.ones(self.normalized_shape, device=device, dtype=dtype))
+        else: self.register_parameter('weight', None)
+    def forward(self, input: Tensor) -> Tensor: return F.rms_norm(input, self.normalized_shape, self.weight, self.eps)
+    def extra_repr(self) -> str:
+        return f'{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}'
+
 # %% ../../nbs/11e_losses.ipynb #0e62bc60
 class _Loss(Module):
     "Base of the loss modules: holds `reduction`."
@@ -1186,6 +1218,30 @@ class BCEWithLogitsLoss(_Loss):
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.binary_cross_entropy_with_logits(input, target, self.weight, reduction=self.reduction,
                                                   pos_weight=self.pos_weight)
+
+# %% ../../nbs/11e_losses.ipynb #cc668d5a
+class SmoothL1Loss(_Loss):
+    "`F.smooth_l1_loss` as a module."
+    def __init__(self, size_average: bool | None = None, reduce: bool | None = None, reduction: str = 'mean',
+                 beta: float = 1.0) -> None:
+        super().__init__(size_average, reduce, reduction); self.beta = beta
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.smooth_l1_loss(input, target, reduction=self.reduction, beta=self.beta)
+
+class HuberLoss(_Loss):
+    "`F.huber_loss` as a module."
+    def __init__(self, reduction: str = 'mean', delta: float = 1.0) -> None:
+        super().__init__(reduction=reduction); self.delta = delta
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.huber_loss(input, target, reduction=self.reduction, delta=self.delta)
+
+class KLDivLoss(_Loss):
+    "`F.kl_div` as a module."
+    def __init__(self, size_average: bool | None = None, reduce: bool | None = None, reduction: str = 'mean',
+                 log_target: bool = False) -> None:
+        super().__init__(size_average, reduce, reduction); self.log_target = log_target
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.kl_div(input, target, reduction=self.reduction, log_target=self.log_target)
 
 # %% ../../nbs/12_attention.ipynb #9c9f0fff
 class NonDynamicallyQuantizableLinear(Linear):
