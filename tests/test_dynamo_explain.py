@@ -1,0 +1,112 @@
+"""More small programs whose graph and break counts equal `torch._dynamo.explain`'s (chapter 25a/25b): inlined user
+functions, comprehensions and lambdas (MAKE_FUNCTION with closures), Python-valued branches (no break), breaks on
+data-dependent branches, print and tolist; each compiled program equals eager (eager and aot_eager backends)."""
+import textwrap
+import numpy as np
+import pytest
+import torch
+import torch._dynamo as tdynamo
+import minitorch as mt
+from minitorch import _dynamo as mdynamo
+
+MORE = {
+ 'nested_call': ('''
+    def g(x): return x.sin()
+    def f(x): return g(x) * 2''', lambda T: (T.randn(3),)),
+ 'int_branch': ('''
+    def f(x, n):
+        if n > 2: return x * 2
+        return x + 1''', lambda T: (T.randn(3), 3)),
+ 'shape_branch': ('''
+    def f(x):
+        if x.shape[0] > 2: return x.cos()
+        return x.sin()''', lambda T: (T.randn(3),)),
+ 'two_data_ifs': ('''
+    def f(x):
+        if x.sum() > 0: x = x * 2
+        if x.mean() > 100: x = x - 1
+        return x.exp()''', lambda T: (T.randn(4),)),
+ 'listcomp': ('''
+    def f(x):
+        return sum([x * i for i in range(3)])''', lambda T: (T.randn(3),)),
+ 'closure_const': ('''
+    def make(k):
+        def f(x): return x * k + 1
+        return f
+    f = make(3)''', lambda T: (T.randn(3),)),
+ 'dict_of_tensors': ('''
+    def f(d):
+        return d['a'] * d['b'] + 1''', lambda T: ({'a': T.randn(3), 'b': T.randn(3)},)),
+ 'print_twice': ('''
+    def f(x):
+        print("a")
+        x = x + 1
+        print("b")
+        return x * 2''', lambda T: (T.randn(3),)),
+ 'tolist': ('''
+    def f(x):
+        y = x * 2
+        v = y.tolist()
+        return y + len(v)''', lambda T: (T.randn(3),)),
+ 'module_call': ('''
+    lin = T.nn.Linear(3, 2)
+    def f(x): return lin(x).relu()''', lambda T: (T.randn(4, 3),)),
+ 'lambda_closure': ('''
+    def f(x):
+        h = lambda y: y.sin() + x
+        return h(x) * 2''', lambda T: (T.randn(3),)),
+ 'while_loop': ('''
+    def f(x):
+        i = 0
+        while i < 3:
+            x = x * 2; i += 1
+        return x''', lambda T: (T.randn(3),)),
+ 'data_dep_while': ('''
+    def f(x):
+        x = x + 1
+        if x.max() > 0: return x.relu()
+        else: return x.abs()''', lambda T: (T.randn(3),)),
+}
+
+def _conv(a):
+    if isinstance(a, torch.Tensor): return mt.tensor(a.numpy())
+    if isinstance(a, dict): return {k: _conv(v) for k, v in a.items()}
+    return a
+
+def _load(src, T):
+    ns = {'T': T}; exec(textwrap.dedent(src), ns); return ns['f']
+
+@pytest.mark.parametrize('name', list(MORE))
+def test_explain_counts_match_torch(name, capsys):
+    src, make = MORE[name]
+    torch.manual_seed(0); targs = make(torch); margs = tuple(_conv(a) for a in targs)
+    tdynamo.reset(); mdynamo.reset()
+    tf, mf = _load(src, torch), _load(src, mt)
+    if name == 'module_call':           # the same weights in both
+        mf.__globals__['lin'].weight.data = mt.tensor(tf.__globals__['lin'].weight.detach().numpy())
+        mf.__globals__['lin'].bias.data = mt.tensor(tf.__globals__['lin'].bias.detach().numpy())
+    te, me = tdynamo.explain(tf)(*targs), mdynamo.explain(mf)(*margs)
+    assert (me.graph_count, me.graph_break_count) == (te.graph_count, te.graph_break_count)
+    assert me.graph_count >= 1
+    if name.startswith(('two_data', 'data_dep')):
+        assert {r.reason for r in me.break_reasons} == {str(r.reason) for r in te.break_reasons}
+
+@pytest.mark.parametrize('name', list(MORE))
+@pytest.mark.parametrize('backend', ['eager', 'aot_eager'])
+def test_compiled_equals_eager(name, backend, capsys):
+    src, make = MORE[name]
+    f = _load(src, mt); mdynamo.reset(); cf = mdynamo.compile(f, backend=backend)
+    for seed in range(3):
+        mt.manual_seed(seed); args = make(mt)
+        torch.testing.assert_close(torch.from_numpy(np.asarray(cf(*args).detach().numpy())),
+                                   torch.from_numpy(np.asarray(f(*args).detach().numpy())))
+
+def test_comprehension_reads_the_current_value_of_its_cell():
+    "A listcomp closes over the frame's variable: a rebinding before the comprehension is what it sees."
+    def f(x):
+        y = x + 1
+        y = y * 3
+        return mt.stack([y * i for i in range(2)])
+    mdynamo.reset(); x = mt.randn(3)
+    torch.testing.assert_close(torch.from_numpy(mdynamo.compile(f, backend='eager')(x).numpy()), torch.from_numpy(f(x).numpy()))
+    assert mdynamo.explain(f)(x).graph_count == 1
