@@ -33,10 +33,6 @@ from minitorch.max_softmax import (_ReturnType, _rtype, _MinMax, return_types, A
     MinDim, _no_complex, _no_complex_dim, _all_dims, max, min, _extreme_dims, amax, amin, aminmax, _arg, argmax,
     argmin, any, all, count_nonzero, _stable_max, logsumexp, _HALF, _shift, Softmax, LogSoftmax, _softmax_input,
     softmax, log_softmax)
-__all__ += ['sum', 'mean', 'var', 'std', 'var_mean', 'std_mean', 'max', 'min', 'amax', 'amin', 'any', 'all',
-    'count_nonzero', 'logsumexp', 'softmax', 'log_softmax', 'cumsum', 'cumprod', 'prod', 'aminmax', 'argmax',
-    'argmin', 'reduce_data', 'Sum', 'Mean', 'Prod', 'return_types', 'AMax', 'AMin', 'MaxDim', 'MinDim',
-    'Softmax', 'LogSoftmax', 'Cumsum', 'Cumprod']
 
 # %% ../nbs/08bb_matmul.ipynb #3cf976a1
 _MM_NAMES = {dt.float32: 'float', dt.float64: 'double', dt.float16: 'c10::Half', dt.bfloat16: 'c10::BFloat16',
