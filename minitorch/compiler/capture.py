@@ -12,8 +12,8 @@ from ..autograd import is_grad_enabled
 from .graph import Graph, GraphModule, Node, map_arg
 
 # %% auto #0
-__all__ = ['NULL', 'Unsupported', 'GraphBreak', 'RestartAnalysis', 'V', 'BoundMethod', 'LocalCell', 'InnerFunction', 'ListIter',
-           'Held', 'src_str', 'fetch', 'unwrap', 'has_node', 'remake', 'wrap_const', 'CaptureOutput', 'Frame',
+__all__ = ['NULL', 'Unsupported', 'GraphBreak', 'RestartAnalysis', 'V', 'BoundMethod', 'ListIter', 'Held', 'src_str', 'fetch',
+           'unwrap', 'has_node', 'remake', 'wrap_const', 'CaptureOutput', 'LocalCell', 'InnerFunction', 'Frame',
            'has_node_result', 'capture']
 
 # %% ../../nbs/25a_capture.ipynb #ce0018a3
@@ -40,14 +40,6 @@ class V:
 class BoundMethod:
     "`x.sum` on a graph tensor before it is called."
     def __init__(self, obj: V, name: str): self.obj, self.name = obj, name
-
-class LocalCell:
-    "A cell variable of a frame being evaluated: a closure made in the frame (a comprehension) reads the frame's local."
-    def __init__(self, frame, name): self.frame, self.name = frame, name
-
-class InnerFunction:
-    "A function made by MAKE_FUNCTION inside a frame being evaluated (a comprehension, a lambda): inlined when called."
-    def __init__(self, code, f_globals, closure: dict): self.code, self.f_globals, self.closure = code, f_globals, closure
 
 class ListIter:
     "The iterator of a `for` loop over a list/range/ModuleList during capture: the items and the position."
@@ -252,25 +244,8 @@ class _FrameCalls:
             self.out.restore(cp)
             self.graph_break(f'inlined {fn.__qualname__}: {getattr(e, "reason", e)}')
 
-    def inline_inner(self, f: InnerFunction, args: list, kwargs: dict) -> V:
-        "A comprehension or lambda made in this frame: evaluate its bytecode with the frame's cells."
-        code = f.code
-        if kwargs or code.co_flags & 0x0C or len(args) != code.co_argcount: self.graph_break('inner function call with kwargs')
-        mk = lambda out: Frame(code, f.f_globals, dict(zip(code.co_varnames, args)), out, closure=f.closure,
-                               call_hook=self.call_hook, depth=self.depth + 1)
-        if self.out is None: return mk(None).run()
-        cp = self.out.checkpoint()
-        try: return mk(self.out).run()
-        except (GraphBreak, Unsupported) as e:
-            self.out.restore(cp); self.graph_break(f'inlined {code.co_name}: {getattr(e, "reason", e)}')
-
     def call(self, fv: V, args: list, kwargs: dict) -> V:
         f = fv.value
-        if isinstance(f, InnerFunction): return self.inline_inner(f, args, kwargs)
-        if f is sum and self.out is not None and len(args) == 1 and not kwargs and isinstance(args[0].value, (list, tuple)):
-            acc = V(0)                          # sum of a list of tensors: the adds Python would run, in the graph
-            for item in args[0].value: acc = self.binary(operator.add, acc, item if isinstance(item, V) else V(item))
-            return acc
         if self.out is None:                   # running for real: just call it (user functions through the hook)
             rf, ra, rk = unwrap(fv, 'value'), unwrap(args, 'value'), unwrap(kwargs, 'value')
             if isinstance(rf, types.FunctionType) and not _is_library(rf): return wrap_const(self.call_hook(rf, ra, rk))
@@ -367,24 +342,9 @@ class _FrameOps:
     def STORE_FAST(self, ins): self.locals[ins.argval] = self.stack.pop()
     def DELETE_FAST(self, ins): del self.locals[ins.argval]
     def LOAD_DEREF(self, ins):
-        cell = self.closure.get(ins.argval)
-        if cell is None: return self.stack.append(self.locals[ins.argval])        # this frame's own cell variable
-        if isinstance(cell, LocalCell): return self.stack.append(cell.frame.locals[cell.name])
-        # read through the cell: a rebound variable is seen
+        cell = self.closure[ins.argval]                 # read through the cell: a rebound variable is seen
         src = ('attr', ('const', Held(cell)), 'cell_contents')
         self.stack.append(self.wrap(cell.cell_contents, src))
-    def STORE_DEREF(self, ins):
-        if ins.argval in self.closure: self.graph_break(f'STORE_DEREF {ins.argval} (a side effect on a closure)')
-        self.locals[ins.argval] = self.stack.pop()
-    def LOAD_CLOSURE(self, ins):
-        n = ins.argval
-        self.stack.append(V(self.closure[n] if n in self.closure else LocalCell(self, n)))
-    def MAKE_FUNCTION(self, ins):
-        code = self.stack.pop().value
-        cells = self.stack.pop().value if ins.arg & 0x08 else ()
-        if ins.arg & 0x07: self.graph_break('MAKE_FUNCTION with defaults or annotations')
-        cells = [c.value if isinstance(c, V) else c for c in cells]
-        self.stack.append(V(InnerFunction(code, self.f_globals, dict(zip(code.co_freevars, cells)))))
     def LOAD_GLOBAL(self, ins):
         if ins.arg & 1: self.stack.append(NULL)
         name = ins.argval
@@ -522,8 +482,55 @@ class _FrameJumps:
         if it.pos >= len(it.items): self.stack.pop(); return ins.argval
         self.stack[-1] = V(ListIter(it.items, it.pos + 1)); self.stack.append(it.items[it.pos])
 
+# %% ../../nbs/25a_capture.ipynb #8512fbb7
+class LocalCell:
+    "A cell variable of a frame being evaluated: a closure made in the frame reads the frame's local when it runs."
+    def __init__(self, frame, name): self.frame, self.name = frame, name
+
+class InnerFunction:
+    "A function made by MAKE_FUNCTION inside a frame being evaluated (a comprehension, a lambda): inlined when called."
+    def __init__(self, code, f_globals, closure: dict): self.code, self.f_globals, self.closure = code, f_globals, closure
+
+class _FrameClosures:
+    "Comprehensions and lambdas: MAKE_FUNCTION makes an `InnerFunction` over the frame's cells; a call inlines it."
+    def LOAD_DEREF(self, ins):
+        cell = self.closure.get(ins.argval)
+        if cell is None: return self.stack.append(self.locals[ins.argval])        # this frame's own cell variable
+        if isinstance(cell, LocalCell): return self.stack.append(cell.frame.locals[cell.name])
+        return super().LOAD_DEREF(ins)                                           # a real cell of the user's function
+    def STORE_DEREF(self, ins):
+        if ins.argval in self.closure: self.graph_break(f'STORE_DEREF {ins.argval} (a side effect on a closure)')
+        self.locals[ins.argval] = self.stack.pop()
+    def LOAD_CLOSURE(self, ins):
+        n = ins.argval
+        self.stack.append(V(self.closure[n] if n in self.closure else LocalCell(self, n)))
+    def MAKE_FUNCTION(self, ins):
+        code = self.stack.pop().value
+        cells = self.stack.pop().value if ins.arg & 0x08 else ()
+        if ins.arg & 0x07: self.graph_break('MAKE_FUNCTION with defaults or annotations')
+        cells = [c.value if isinstance(c, V) else c for c in cells]
+        self.stack.append(V(InnerFunction(code, self.f_globals, dict(zip(code.co_freevars, cells)))))
+    def inline_inner(self, f: InnerFunction, args: list, kwargs: dict) -> V:
+        code = f.code
+        if kwargs or code.co_flags & 0x0C or len(args) != code.co_argcount: self.graph_break('inner function call with kwargs')
+        mk = lambda out: Frame(code, f.f_globals, dict(zip(code.co_varnames, args)), out, closure=f.closure,
+                               call_hook=self.call_hook, depth=self.depth + 1)
+        if self.out is None: return mk(None).run()
+        cp = self.out.checkpoint()
+        try: return mk(self.out).run()
+        except (GraphBreak, Unsupported) as e:
+            self.out.restore(cp); self.graph_break(f'inlined {code.co_name}: {getattr(e, "reason", e)}')
+    def call(self, fv: V, args: list, kwargs: dict) -> V:
+        f = fv.value
+        if isinstance(f, InnerFunction): return self.inline_inner(f, args, kwargs)
+        if f is sum and self.out is not None and len(args) == 1 and not kwargs and isinstance(args[0].value, (list, tuple)):
+            acc = V(0)                          # sum of a list of tensors: the adds Python would run, in the graph
+            for item in args[0].value: acc = self.binary(operator.add, acc, item if isinstance(item, V) else V(item))
+            return acc
+        return super().call(fv, args, kwargs)
+
 # %% ../../nbs/25a_capture.ipynb #f8d83394
-class Frame(_FrameJumps, _FrameOps, _FrameCalls, _FrameCore):
+class Frame(_FrameClosures, _FrameJumps, _FrameOps, _FrameCalls, _FrameCore):
     "Evaluate one code object's instructions on `V`s. With `out=None` it runs them for real (no graph)."
 
 def has_node_result(v: V) -> bool:
