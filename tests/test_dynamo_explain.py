@@ -110,3 +110,30 @@ def test_comprehension_reads_the_current_value_of_its_cell():
     mdynamo.reset(); x = mt.randn(3)
     torch.testing.assert_close(torch.from_numpy(mdynamo.compile(f, backend='eager')(x).numpy()), torch.from_numpy(f(x).numpy()))
     assert mdynamo.explain(f)(x).graph_count == 1
+
+from hypothesis import given, settings, strategies as st
+
+@settings(max_examples=20, deadline=None)
+@given(shape=st.lists(st.integers(1, 4), min_size=0, max_size=3), dtype=st.sampled_from(['float32', 'float64', 'int64', 'int32']),
+       backend=st.sampled_from(['eager', 'aot_eager']), k=st.integers(1, 3))
+def test_compiled_matches_torch_over_dtypes(shape, dtype, backend, k):
+    "Values (and, for floats, gradients) of a compiled program equal torch's, over shapes, dtypes, a Python int."
+    def f(T, x, y, k):
+        z = x * k + y.abs()
+        w = (z - 1) * (z > 0)
+        return w.sum(-1) if w.dim() else w, (w * 2).amax()
+    rng = np.random.default_rng(len(shape) * 7 + k)
+    xn, yn = (rng.integers(-5, 5, shape) if 'int' in dtype else rng.standard_normal(shape)).astype(dtype), \
+             (rng.integers(-5, 5, shape) if 'int' in dtype else rng.standard_normal(shape)).astype(dtype)
+    grad = 'float' in dtype
+    xm, ym = mt.tensor(xn, requires_grad=grad), mt.tensor(yn, requires_grad=grad)
+    xt, yt = torch.tensor(xn, requires_grad=grad), torch.tensor(yn, requires_grad=grad)
+    mdynamo.reset()
+    cf = mdynamo.compile(lambda x, y, k: f(mt, x, y, k), backend=backend)
+    om, ot = cf(xm, ym, k), f(torch, xt, yt, k)
+    for a, b in zip(om, ot):
+        assert str(a.dtype).split('.')[-1] == str(b.dtype).split('.')[-1]
+        torch.testing.assert_close(torch.from_numpy(np.asarray(a.detach().numpy())), b.detach())
+    if grad:
+        (om[0].sum() + om[1]).backward(); (ot[0].sum() + ot[1]).backward()
+        for a, b in ((xm, xt), (ym, yt)): torch.testing.assert_close(torch.from_numpy(np.asarray(a.grad.numpy())), b.grad)
