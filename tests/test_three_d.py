@@ -163,3 +163,27 @@ def test_module_errors_and_paths():
             assert hasattr(getattr(torch.nn.modules, sub), n)
     for n in ['conv3d', 'conv_transpose3d', 'max_pool3d', 'avg_pool3d', 'adaptive_avg_pool3d', 'adaptive_max_pool3d']:
         assert callable(getattr(F, n)) and hasattr(TF, n)
+
+
+@pytest.mark.parametrize('p', [2, 1.5, 1, float('inf')])
+@pytest.mark.parametrize('kw', [dict(kernel_size=2), dict(kernel_size=(3, 2, 2), stride=2, ceil_mode=True)])
+def test_lp_pool3d(p, kw):
+    torch.manual_seed(0)
+    x = torch.rand(2, 3, 6, 7, 5) + 0.1          # positive: x^p and its gradient are finite for every p
+    check(lambda v: TF.lp_pool3d(v, p, **kw), lambda v: F.lp_pool3d(v, p, **kw), [x])
+    xn = torch.randn(2, 3, 6, 7, 5)              # NaN where torch has NaN (negative sums under a fractional p)
+    torch.testing.assert_close(npy(minitorch.nn.LPPool3d(p, **kw)(T(xn))), torch.nn.LPPool3d(p, **kw)(xn), equal_nan=True)
+    assert repr(minitorch.nn.LPPool3d(p, **kw)) == repr(torch.nn.LPPool3d(p, **kw))
+
+
+def test_lazy_3d_modules():
+    torch.manual_seed(0)
+    x = torch.randn(2, 4, 5, 6, 3)
+    for name, args in [('LazyConv3d', (3, 2)), ('LazyConvTranspose3d', (3, 2)), ('LazyBatchNorm3d', ())]:
+        tm, mm = getattr(torch.nn, name)(*args), getattr(minitorch.nn, name)(*args)
+        yt, ym = tm(x), mm(T(x))
+        assert type(mm).__name__ == type(tm).__name__ and tuple(ym.shape) == tuple(yt.shape)
+        assert [tuple(p.shape) for p in mm.parameters()] == [tuple(p.shape) for p in tm.parameters()]
+        mm.load_state_dict({k: T(v) for k, v in tm.state_dict().items()})
+        tm.eval(); mm.eval()
+        torch.testing.assert_close(npy(mm(T(x))), tm(x).detach(), rtol=1e-4, atol=1e-5)

@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['conv3d', 'conv_transpose3d', 'Conv3d', 'ConvTranspose3d', 'max_pool3d', 'avg_pool3d', 'adaptive_avg_pool3d',
            'adaptive_max_pool3d', 'MaxPool3d', 'AvgPool3d', 'AdaptiveAvgPool3d', 'AdaptiveMaxPool3d', 'BatchNorm3d',
-           'InstanceNorm3d']
+           'InstanceNorm3d', 'lp_pool3d', 'LPPool3d', 'LazyConv3d', 'LazyConvTranspose3d', 'LazyBatchNorm3d']
 
 # %% ../../nbs/12i_three_d.ipynb #0bb20fbe
 from typing import Any
@@ -245,3 +245,42 @@ class InstanceNorm3d(_InstanceNorm):
 
 _publish(BatchNorm3d, sub="batchnorm")
 _publish(InstanceNorm3d, sub="instancenorm")
+
+# %% ../../nbs/12i_three_d.ipynb #a19ecc66
+import math
+from .pooling import _lp_finish, _LPPoolNd
+from . import _LazyConvXdMixin, _LazyNormBase
+from ..api_compat import _LazyConvTransposeMixin
+
+def lp_pool3d(input: Tensor, norm_type: float, kernel_size: Any, stride: Any = None, ceil_mode: bool = False) -> Tensor:
+    "$(\\sum_{window} x^p)^{1/p}$ over windows of `(N, C, D, H, W)`."
+    if norm_type == math.inf: return max_pool3d(input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+    if norm_type == -math.inf: return -max_pool3d(-input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+    kd, kh, kw = _triple(kernel_size)
+    return _lp_finish(avg_pool3d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode), kd * kh * kw, norm_type)
+
+class LPPool3d(_LPPoolNd):
+    "$(\\sum x^p)^{1/p}$ over windows of `(N, C, D, H, W)`."
+    def forward(self, input: Tensor) -> Tensor:
+        return lp_pool3d(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
+
+class LazyConv3d(_LazyConvXdMixin, Conv3d):
+    "`nn.Conv3d` whose `in_channels` is read from the first input."
+    cls_to_become, _spatial = Conv3d, 3
+    def __init__(self, out_channels: int, kernel_size: Any, stride: Any = 1, padding: Any = 0, dilation: Any = 1,
+                 groups: int = 1, bias: bool = True, padding_mode: str = 'zeros', device: Any = None,
+                 dtype: Any = None) -> None:
+        self._lazy_conv_init(Conv3d, out_channels, bias, device, dtype, kernel_size=kernel_size, stride=stride,
+                             padding=padding, dilation=dilation, groups=groups, padding_mode=padding_mode)
+
+class LazyConvTranspose3d(_LazyConvTransposeMixin, ConvTranspose3d):
+    "`nn.ConvTranspose3d` whose `in_channels` is read from the first input."
+    cls_to_become, _spatial = ConvTranspose3d, 3
+
+class LazyBatchNorm3d(_LazyNormBase, BatchNorm3d):
+    "`nn.BatchNorm3d` whose `num_features` is read from the first input."
+    cls_to_become = BatchNorm3d
+
+_publish(LPPool3d, lp_pool3d, sub="pooling")
+_publish(LazyConv3d, LazyConvTranspose3d, sub="conv")
+_publish(LazyBatchNorm3d, sub="batchnorm")
