@@ -25,7 +25,8 @@ def launch(nproc, cases, timeout=150):
 
 def test_fsdp_two_ranks():
     out = launch(2, ["full_shard", "one_unit", "size_policy", "shard_grad_op", "no_shard", "prefetch", "reshard",
-                     "memory", "state_dict", "sharded_dict", "mixed", "clip", "sync", "padding"])
+                     "memory", "state_dict", "sharded_dict", "mixed", "clip", "sync", "padding",
+                     "allocator"])
     assert "ratio 0.50" in out
 
 
@@ -34,7 +35,7 @@ def test_fsdp_three_ranks():
 
 
 def test_fsdp_four_ranks():
-    out = launch(4, ["full_shard", "memory", "padding", "sharded_dict"])
+    out = launch(4, ["full_shard", "memory", "padding", "sharded_dict", "allocator"])
     assert "ratio 0.25" in out
 
 

@@ -118,6 +118,19 @@ def run(case):
             assert tuple(w.shape) == (32, 8)
             w.fill_(0.5)
         assert float(fsdp.state_dict()["0.weight"].min()) == 0.5
+    elif case == "allocator":                      # the allocator's own count: the shards are all a rank keeps
+        import gc
+        from minitorch.tensor_data import count_cpu_memory, memory_allocated
+        with count_cpu_memory():
+            base = memory_allocated()
+            fsdp = FSDP(mlp(hidden=64), auto_wrap_policy=PER_LINEAR)   # the original parameters must be freed
+            opt = mt.optim.Adam(fsdp.parameters(), lr=0.01)
+            for _ in range(2):
+                opt.zero_grad(set_to_none=False); loss_fn(fsdp(X[part]), Y[part]).backward(); opt.step()
+            gc.collect()
+            live, held = memory_allocated() - base, held_bytes(fsdp.parameters(), opt)
+            assert held <= live <= held + 1024, (live, held)
+            del fsdp, opt
     elif case == "sharded_dict":             # each rank saves and loads only its rows (torch.chunk on dim 0)
         import tempfile
         single, fsdp, o1, o2 = train(auto_wrap_policy=PER_LINEAR, steps=1)

@@ -11,12 +11,14 @@ import enum
 import time
 from typing import Any, Callable, Iterable, Iterator
 
+import numpy as np
 from fastcore.basics import patch
 
 from ... import distributed as dist
 from ... import dtypes as dt
 from ...autograd import Function, is_grad_enabled, no_grad
 from ...nn.modules import Module, Parameter
+from ...tensor_data import _COUNT_CPU, _LIVE as _ALLOC_LIVE, _freed as _alloc_freed, record_alloc
 from ...tensors import Tensor, empty, zeros
 
 # %% auto #0
@@ -85,12 +87,17 @@ def _recursive_wrap(module: Module, policy: Callable, wrap: Callable, only_wrap_
 # %% ../../../nbs/22e_fsdp.ipynb #af616250
 def _free(t: Tensor) -> None:
     "Release the memory of `t`'s storage (and of every view of it), keeping the tensor objects: storage.resize_(0)."
-    t._data.storage.resize(0, refcheck=False)
+    s = t._data.storage
+    if id(s) in _ALLOC_LIVE and type(s) is np.ndarray:   # booked by the allocator: its weak reference blocks
+        _alloc_freed(id(s), int(s.nbytes), "cpu")       # numpy's resize, so book the free now (drops the reference)
+    s.resize(0, refcheck=False)
 
 
 def _refill(t: Tensor, n: int) -> None:
     "Give `t`'s storage its `n` elements back (their values are whatever the next all-gather writes)."
-    t._data.storage.resize(n, refcheck=False)
+    s = t._data.storage
+    s.resize(n, refcheck=False)
+    if _COUNT_CPU[0] and type(s) is np.ndarray: record_alloc(s)   # the allocator sees the memory come back
 
 
 def _is_freed(t: Tensor) -> bool: return t._data.storage.size == 0
@@ -196,6 +203,7 @@ def _flatten(self: FullyShardedDataParallel) -> None:
     if shards > 1: flat = flat[self.rank * self._shard_numel: (self.rank + 1) * self._shard_numel].clone()
     self.__dict__["_flat"] = Parameter(flat, requires_grad=any(p.requires_grad for *_, p in where.values()))
     for owner, name, *_ in self._infos: owner._parameters.pop(name, None)
+    self._infos = [info[:-1] + (None,) for info in self._infos]   # drop the originals: their memory is freed
     self._fsdp_wrapped_module.register_parameter("_flat_param", self._flat)
     if shards == 1 and self.world_size > 1 and self._flat.requires_grad:     # NO_SHARD: DDP's all-reduce
         self._flat.register_post_accumulate_grad_hook(lambda p: self._all_reduce_grad(p))
