@@ -515,7 +515,13 @@ class _FrameClosures:
         if kwargs or code.co_flags & 0x0C or len(args) != code.co_argcount: self.graph_break('inner function call with kwargs')
         mk = lambda out: Frame(code, f.f_globals, dict(zip(code.co_varnames, args)), out, closure=f.closure,
                                call_hook=self.call_hook, depth=self.depth + 1)
-        if self.out is None: return mk(None).run()
+        if self.out is None:                    # running for real: a real function over real cells
+            cells = tuple(types.CellType(unwrap(c.frame.locals[c.name], 'value')) if isinstance(c, LocalCell) else c
+                          for c in (f.closure[n] for n in code.co_freevars))
+            real = [iter([unwrap(x, 'value') for x in a.items[a.pos:]]) if isinstance(a, ListIter) else a
+                    for a in unwrap(args, 'value')]    # a comprehension's `.0`: the iterator, as Python passes it
+            return wrap_const(types.FunctionType(code, f.f_globals, code.co_name, None, cells)(*real))
+        if code.co_flags & 0x20: self.graph_break('a generator expression')     # (Dynamo inlines those too)
         cp = self.out.checkpoint()
         try: return mk(self.out).run()
         except (GraphBreak, Unsupported) as e:
