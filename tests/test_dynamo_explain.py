@@ -169,3 +169,30 @@ def test_nn_modules_compiled_equal_eager(name, backend):
     torch.testing.assert_close(torch.from_numpy(np.asarray(y1.detach().numpy())), torch.from_numpy(np.asarray(y0.detach().numpy())))
     for a, p in zip(g1, m.parameters()):
         torch.testing.assert_close(torch.from_numpy(np.asarray(a.numpy())), torch.from_numpy(np.asarray(p.grad.numpy())), atol=1e-5, rtol=1e-4)
+
+def test_each_guard_recompiles_like_torch():
+    "One program, a sequence of changed assumptions; after each, the number of compiles equals torch's and no stale graph runs."
+    src = '''
+        K = 2
+        def f(x): return (x * K).sin().sum(0)'''
+    tf, mf = _load(src, torch), _load(src, mt)
+    calls = {'t': 0, 'm': 0}
+    def tb(gm, ex): calls['t'] += 1; return gm.forward
+    def mb(gm, ex): calls['m'] += 1; return gm.forward
+    tdynamo.reset(); mdynamo.reset()
+    ctf, cmf = torch.compile(tf, backend=tb), mdynamo.compile(mf, backend=mb)
+    steps = [('first', lambda: None, np.float32, (3, 2), False), ('same', lambda: None, np.float32, (3, 2), False),
+             ('dtype', lambda: None, np.float64, (3, 2), False), ('requires_grad', lambda: None, np.float64, (3, 2), True),
+             ('global int', lambda: (tf.__globals__.update(K=3), mf.__globals__.update(K=3)), np.float64, (3, 2), True),
+             ('shape', lambda: None, np.float64, (4, 2), True)]
+    rng = np.random.default_rng(0)
+    for name, change, dt, shape, rg in steps:
+        change()
+        xn = rng.standard_normal(shape).astype(dt)
+        got = cmf(mt.tensor(xn, requires_grad=rg)); want = ctf(torch.tensor(xn, requires_grad=rg))
+        torch.testing.assert_close(torch.from_numpy(np.asarray(got.detach().numpy())), want.detach())
+        assert calls['m'] == calls['t'], (name, calls)
+    with torch.no_grad(), mt.no_grad():                  # grad mode
+        xn = rng.standard_normal((4, 2))
+        cmf(mt.tensor(xn, requires_grad=True)); ctf(torch.tensor(xn, requires_grad=True))
+    assert calls['m'] == calls['t'] == 6
