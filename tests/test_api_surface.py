@@ -25,7 +25,7 @@ HingeEmbeddingLoss SoftMarginLoss MultiLabelSoftMarginLoss PoissonNLLLoss Gaussi
 LPPool2d LazyBatchNorm1d LazyBatchNorm2d Buffer UninitializedBuffer ConvTranspose1d ConvTranspose2d RReLU ChannelShuffle
 UpsamplingNearest2d UpsamplingBilinear2d init functional utils EmbeddingBag LazyConvTranspose2d LocalResponseNorm
 Conv3d ConvTranspose3d MaxPool3d AvgPool3d AdaptiveAvgPool3d AdaptiveMaxPool3d BatchNorm3d InstanceNorm3d DataParallel LPPool3d
-LazyConv3d LazyConvTranspose3d LazyBatchNorm3d""".split()
+LazyConv3d LazyConvTranspose3d LazyBatchNorm3d MaxUnpool3d""".split()
 
 FUNCTIONAL = """linear bilinear relu relu6 leaky_relu gelu silu mish elu selu celu sigmoid tanh softmax log_softmax softmin
 softplus softsign logsigmoid hardtanh hardswish hardsigmoid glu dropout dropout1d dropout2d dropout3d alpha_dropout
@@ -37,7 +37,7 @@ triplet_margin_loss margin_ranking_loss cosine_embedding_loss hinge_embedding_lo
 multilabel_soft_margin_loss poisson_nll_loss gaussian_nll_loss relu_ adaptive_max_pool1d max_pool2d_with_indices
 lp_pool1d lp_pool2d conv_transpose1d conv_transpose2d elu_ leaky_relu_ hardtanh_ rrelu channel_shuffle embedding_bag
 local_response_norm pdist conv3d conv_transpose3d max_pool3d avg_pool3d adaptive_avg_pool3d adaptive_max_pool3d
-lp_pool3d""".split()
+lp_pool3d max_pool3d_with_indices adaptive_max_pool3d_with_indices max_unpool3d""".split()
 
 TENSOR = """backward detach detach_ requires_grad_ item tolist numpy size dim numel shape dtype device grad grad_fn is_leaf
 requires_grad data T mT to cpu cuda float double half long int bool type type_as contiguous is_contiguous clone copy_

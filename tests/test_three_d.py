@@ -187,3 +187,63 @@ def test_lazy_3d_modules():
         mm.load_state_dict({k: T(v) for k, v in tm.state_dict().items()})
         tm.eval(); mm.eval()
         torch.testing.assert_close(npy(mm(T(x))), tm(x).detach(), rtol=1e-4, atol=1e-5)
+
+
+MAXIDX = [dict(kernel_size=2), dict(kernel_size=3, stride=2, padding=1), dict(kernel_size=(2, 3, 2), stride=(1, 2, 2)),
+          dict(kernel_size=3, stride=2, padding=1, ceil_mode=True), dict(kernel_size=2, stride=1)]
+
+
+@pytest.mark.parametrize('kw', MAXIDX + [dict(kernel_size=(2, 3, 2), dilation=(2, 1, 1), ceil_mode=True)])
+@pytest.mark.parametrize('batched', [True, False])
+def test_max_pool3d_indices_ties_and_nan(kw, batched):
+    "Indices as torch's: the first maximum of each window, a NaN wins; values keep their gradient."
+    torch.manual_seed(0)
+    x = torch.randn(2, 3, 6, 7, 5).round()          # many ties
+    x[0, 0, 1, 1, 1] = float('nan')
+    if not batched: x = x[0]
+    vt, it = TF.max_pool3d(x, return_indices=True, **kw)
+    vm, im = F.max_pool3d(T(x), return_indices=True, **kw)
+    torch.testing.assert_close(npy(vm), vt, equal_nan=True)
+    assert im.dtype == minitorch.int64 and (im.numpy() == it.numpy()).all()
+    vm2, im2 = F.max_pool3d_with_indices(T(x), **kw)
+    assert (im2.numpy() == it.numpy()).all()
+
+
+@pytest.mark.parametrize('kw', MAXIDX)
+def test_max_unpool3d(kw):
+    torch.manual_seed(1)
+    x = torch.randn(2, 3, 6, 7, 5)
+    vt, it = TF.max_pool3d(x, return_indices=True, **kw)
+    vm, im = F.max_pool3d(T(x), return_indices=True, **kw)
+    args = (kw['kernel_size'], kw.get('stride'), kw.get('padding', 0))
+    torch.testing.assert_close(npy(F.max_unpool3d(vm, im, *args, output_size=x.shape)),
+                               TF.max_unpool3d(vt, it, *args, output_size=x.shape))
+    tm, mm = torch.nn.MaxUnpool3d(*args), minitorch.nn.MaxUnpool3d(*args)
+    assert repr(mm) == repr(tm)
+    g = torch.randn_like(x)
+    v = vt.clone().requires_grad_(); (tm(v, it, x.shape) * g).sum().backward()
+    w = T(vt, True); (mm(w, im, x.shape) * T(g)).sum().backward()
+    torch.testing.assert_close(npy(w.grad), v.grad)
+
+
+def test_max_unpool3d_errors():
+    x = torch.randn(1, 1, 4, 4, 4)
+    vt, it = TF.max_pool3d(x, 2, return_indices=True)
+    vm, im = F.max_pool3d(T(x), 2, return_indices=True)
+    with pytest.raises(ValueError) as et: TF.max_unpool3d(vt, it, 2, output_size=(9, 4, 4))
+    with pytest.raises(ValueError) as em: F.max_unpool3d(vm, im, 2, output_size=(9, 4, 4))
+    assert str(em.value) == str(et.value)
+    torch.testing.assert_close(npy(F.max_unpool3d(vm, im, 2)), TF.max_unpool3d(vt, it, 2))   # the default size
+    with pytest.raises(RuntimeError, match='Found an invalid max index'): F.max_unpool3d(vm, im + 100, 2)
+
+
+@pytest.mark.parametrize('out', [1, 3, (2, None, 4), (4, 5, 3), (6, 7, 5)])
+def test_adaptive_max_pool3d_indices(out):
+    torch.manual_seed(0)
+    x = torch.randn(2, 3, 6, 7, 5).round()
+    vt, it = TF.adaptive_max_pool3d(x, out, return_indices=True)
+    vm, im = F.adaptive_max_pool3d(T(x), out, return_indices=True)
+    torch.testing.assert_close(npy(vm), vt)
+    assert (im.numpy() == it.numpy()).all()
+    tm, mm = torch.nn.AdaptiveMaxPool3d(out, return_indices=True), minitorch.nn.AdaptiveMaxPool3d(out, return_indices=True)
+    assert (mm(T(x))[1].numpy() == tm(x)[1].numpy()).all()

@@ -5,7 +5,8 @@
 # %% auto #0
 __all__ = ['conv3d', 'conv_transpose3d', 'Conv3d', 'ConvTranspose3d', 'max_pool3d', 'avg_pool3d', 'adaptive_avg_pool3d',
            'adaptive_max_pool3d', 'MaxPool3d', 'AvgPool3d', 'AdaptiveAvgPool3d', 'AdaptiveMaxPool3d', 'BatchNorm3d',
-           'InstanceNorm3d', 'lp_pool3d', 'LPPool3d', 'LazyConv3d', 'LazyConvTranspose3d', 'LazyBatchNorm3d']
+           'InstanceNorm3d', 'max_pool3d_with_indices', 'adaptive_max_pool3d_with_indices', 'max_unpool3d',
+           'MaxUnpool3d', 'lp_pool3d', 'LPPool3d', 'LazyConv3d', 'LazyConvTranspose3d', 'LazyBatchNorm3d']
 
 # %% ../../nbs/12i_three_d.ipynb #0bb20fbe
 from typing import Any
@@ -155,7 +156,7 @@ def max_pool3d(input: Tensor, kernel_size: int | tuple, stride: int | tuple | No
                dilation: int | tuple = 1, ceil_mode: bool = False, return_indices: bool = False) -> Tensor:
     "Max over each 3-D window: the max over `(H, W)` windows, then over depth windows (max is separable)."
     _pool_input('max_pool3d', input)
-    if return_indices: raise NotImplementedError("max_pool3d(return_indices=True) is not supported by minitorch")
+    if return_indices: return max_pool3d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
     k, p, d = _triple(kernel_size), _triple(padding), _triple(dilation)
     s = _stride3(stride, k)
     return _separable(input, lambda v: F.max_pool2d(v, k[1:], s[1:], p[1:], d[1:], ceil_mode),
@@ -187,7 +188,7 @@ def adaptive_avg_pool3d(input: Tensor, output_size: int | tuple) -> Tensor:
 def adaptive_max_pool3d(input: Tensor, output_size: int | tuple, return_indices: bool = False) -> Tensor:
     "Max over PyTorch's adaptive windows, one axis at a time."
     _pool_input('adaptive_max_pool3d', input)
-    if return_indices: raise NotImplementedError("adaptive_max_pool3d(return_indices=True) is not supported by minitorch")
+    if return_indices: return adaptive_max_pool3d_with_indices(input, output_size)
     od, oh, ow = _out3(output_size, input.shape[-3:])
     return _separable(input, lambda v: F.adaptive_max_pool2d(v, (oh, ow)), lambda v: F.adaptive_max_pool1d(v, od))
 
@@ -245,6 +246,91 @@ class InstanceNorm3d(_InstanceNorm):
 
 _publish(BatchNorm3d, sub="batchnorm")
 _publish(InstanceNorm3d, sub="instancenorm")
+
+# %% ../../nbs/12i_three_d.ipynb #e785c3f4
+import numpy as np
+from .pooling import _adaptive_bounds
+
+def _window_argmax(input: Tensor, axes: list) -> Tensor:
+    "Flat argmax positions over windows given per axis as (coords (o, k), valid (o, k)); `(…, od, oh, ow)` int64."
+    a = input.detach().cpu().numpy()
+    (cd, vd), (ch, vh), (cw, vw) = [(np.clip(c, 0, n - 1), v) for (c, v), n in zip(axes, a.shape[-3:])]
+    D, H, W = a.shape[-3:]
+    ix = np.ix_(*[np.arange(n) for n in a.shape[:-3]]) if a.ndim > 3 else ()
+    sel = (cd[:, :, None, None, None, None], ch[None, None, :, :, None, None], cw[None, None, None, None, :, :])
+    vals = a[(..., *sel)]                                         # (…, od, kd, oh, kh, ow, kw)
+    ok = vd[:, :, None, None, None, None] & vh[None, None, :, :, None, None] & vw[None, None, None, None, :, :]
+    vals = np.where(ok, vals, -np.inf)
+    flat = sel[0] * H * W + sel[1] * W + sel[2]
+    lead = a.shape[:-3]
+    order = (*range(len(lead)), len(lead), len(lead) + 2, len(lead) + 4, len(lead) + 1, len(lead) + 3, len(lead) + 5)
+    v = vals.transpose(order).reshape(*lead, cd.shape[0], ch.shape[0], cw.shape[0], -1)
+    f = np.broadcast_to(flat, vals.shape[len(lead):]).transpose(0, 2, 4, 1, 3, 5).reshape(cd.shape[0], ch.shape[0], cw.shape[0], -1)
+    best = np.argmax(v, axis=-1)                                  # the first maximum; NaN counts as the maximum
+    return minitorch.tensor(np.take_along_axis(np.broadcast_to(f, v.shape), best[..., None], -1)[..., 0].astype(np.int64),
+                            device=input.device)
+
+def _pool_axis(n: int, o: int, k: int, s: int, p: int, d: int) -> tuple:
+    c = (np.arange(o) * s - p)[:, None] + np.arange(k) * d
+    return c, (c >= 0) & (c < n)
+
+def _adaptive_axis(n: int, o: int) -> tuple:
+    start, end = _adaptive_bounds(n, o)
+    c = start[:, None] + np.arange(int((end - start).max()))
+    return c, c < end[:, None]
+
+def max_pool3d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
+                            ceil_mode: bool = False, return_indices: bool = False) -> tuple:
+    "The max pool and, per output cell, the flat `d·H·W + h·W + w` position of its maximum."
+    out = max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode)
+    k, p, d = _triple(kernel_size), _triple(padding), _triple(dilation)
+    s = _stride3(stride, k)
+    axes = [_pool_axis(n, o, *a) for n, o, a in zip(input.shape[-3:], out.shape[-3:], zip(k, s, p, d))]
+    return out, _window_argmax(input, axes)
+
+def adaptive_max_pool3d_with_indices(input: Tensor, output_size: Any, return_indices: bool = False) -> tuple:
+    "The adaptive max pool and the flat positions of its maxima."
+    out = adaptive_max_pool3d(input, output_size)
+    return out, _window_argmax(input, [_adaptive_axis(n, o) for n, o in zip(input.shape[-3:], out.shape[-3:])])
+
+# %% ../../nbs/12i_three_d.ipynb #01baacf1
+def max_unpool3d(input: Tensor, indices: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
+                 output_size: Any = None) -> Tensor:
+    "Put each value of `input` at the flat position `indices` names in a zero `(N, C, D_out, H_out, W_out)` volume."
+    k, p = _triple(kernel_size), _triple(padding)
+    s = _stride3(stride, k)
+    unbatched = input.ndim == 4
+    if unbatched: input, indices = input.unsqueeze(0), indices.unsqueeze(0)
+    N, C = input.shape[:2]
+    default = [(i - 1) * st - 2 * pa + ke for i, st, pa, ke in zip(input.shape[-3:], s, p, k)]
+    if output_size is not None and len(output_size) == 5: output_size = output_size[2:]
+    size = default if output_size is None else list(output_size)
+    if output_size is not None:
+        for i, (o, dflt, st) in enumerate(zip(size, default, s)):
+            if not dflt - st < o < dflt + st:
+                raise ValueError(f'invalid output_size "{output_size}" (dim {i} must be between {dflt - st} '
+                                 f'and {dflt + st})')
+    L = size[0] * size[1] * size[2]
+    idx = indices.reshape(N, C, -1)
+    if idx.numel() and (int(idx.min().item()) < 0 or int(idx.max().item()) >= L):
+        bad = idx.detach().cpu().numpy(); bad = bad[(bad < 0) | (bad >= L)].flat[0]
+        raise RuntimeError(f"Found an invalid max index: {bad} (output volumes are of size "
+                           f"{size[0]}x{size[1]}x{size[2]})")
+    out = minitorch.zeros((N, C, L), dtype=input.dtype, device=input.device).scatter(2, idx, input.reshape(N, C, -1))   # overlapping windows: one value per position
+    out = out.reshape(N, C, *size)
+    return out.squeeze(0) if unbatched else out
+
+class MaxUnpool3d(Module):
+    "Inverse of `MaxPool3d` given its indices: `forward(input, indices, output_size=None)`."
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0) -> None:
+        super().__init__()
+        self.kernel_size, self.padding = _triple(kernel_size), _triple(padding)
+        self.stride = _triple(stride if stride is not None else kernel_size)
+    def forward(self, input: Tensor, indices: Tensor, output_size: Any = None) -> Tensor:
+        return max_unpool3d(input, indices, self.kernel_size, self.stride, self.padding, output_size)
+    def extra_repr(self) -> str: return f'kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}'
+
+_publish(MaxUnpool3d, max_pool3d_with_indices, adaptive_max_pool3d_with_indices, max_unpool3d, sub="pooling")
 
 # %% ../../nbs/12i_three_d.ipynb #a19ecc66
 import math
