@@ -144,6 +144,8 @@ def _contiguous_strides(shape: tuple) -> tuple:
     "Row-major strides of `shape` (cached: shapes repeat)."
     return contiguous_strides(shape)
 
+TensorData._np = None   # the shaped numpy view of the storage, once some backend call has made it
+
 def make_data(storage: np.ndarray, shape: tuple, arr: np.ndarray | None = None) -> TensorData:
     "A contiguous TensorData over the 1-D `storage` (fast path of the constructor, no validation)."
     if _COUNT_CPU[0]: record_alloc(storage)   # the allocator (chapter 2) counts CPU storages only when asked
@@ -154,7 +156,7 @@ def make_data(storage: np.ndarray, shape: tuple, arr: np.ndarray | None = None) 
 
 def to_numpy(a: TensorData) -> np.ndarray:
     "A numpy view of `a` (no copy): a reshape when `a` owns its storage, else a strided view on it."
-    r = getattr(a, '_np', None)
+    r = a._np
     if r is not None: return r
     s, shape, strides = a.storage, a.shape, a.strides
     if len(shape) > 64:   # tensors may have more dimensions (views, `tensor()`), numpy arrays may not
@@ -165,7 +167,7 @@ def to_numpy(a: TensorData) -> np.ndarray:
     elif 0 in shape: r = a.to_numpy()
     else:
         item = s.itemsize
-        r = np.ndarray(shape, s.dtype, s, a.offset * item, tuple(st * item for st in strides))
+        r = np.ndarray(shape, s.dtype, s, a.offset * item, tuple([st * item for st in strides]))
     a._np = r   # kept for the next call: a TensorData never changes once built
     return r
 
@@ -309,8 +311,9 @@ class NumpyBackend(Backend):
         "Elementwise binary `op` of same-shape `a` and `b`."
         sd = a.storage.dtype
         if sd is b.storage.dtype and sd in _PLAIN_NP and sd is out_dtype.numpy_dtype:   # numpy's ufunc as it is
-            r = ZIP_OPS[op](to_numpy(a), to_numpy(b))
-            if type(r) is np.ndarray and r.dtype is sd and r.flags.c_contiguous:
+            x, y = a._np, b._np   # (the shaped views, when already made: this is the hot path of `a * b`)
+            r = ZIP_OPS[op](to_numpy(a) if x is None else x, to_numpy(b) if y is None else y)
+            if type(r) is np.ndarray and r.dtype is sd and (r.ndim < 2 or r.flags.c_contiguous):
                 return make_data(r.reshape(-1), r.shape, r)
         x, y = _load(a, op), _load(b, op)
         if out_dtype is dt.complex32 and (op == 'add' or op == 'sub'):   # PyTorch: a + alpha*b, alpha = ±1+0j

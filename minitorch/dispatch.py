@@ -152,7 +152,8 @@ OPS_BY_KIND = {
         mode msort nanmean nanmedian nansum norm prod quantile softmax sort std std_mean sum topk trace trapezoid trapz
         unique unique_consecutive var var_mean''',
     'matmul': '''
-        addbmm addmm addmv addr baddbmm bilinear bmm cdist conv1d conv2d conv_transpose1d conv_transpose2d dot einsum
+        addbmm addmm addmv addr baddbmm bilinear bmm cdist conv1d conv2d conv3d conv_transpose1d conv_transpose2d
+        conv_transpose3d dot einsum
         ger inner kron linear matmul mm mv outer tensordot vdot''',
     'view': '''
         as_strided atleast_1d atleast_2d atleast_3d broadcast_tensors broadcast_to chunk conj detach diagonal dsplit
@@ -185,7 +186,8 @@ OPS_BY_KIND = {
         pairwise_distance pixel_shuffle pixel_unshuffle poisson_nll_loss prelu relu6 rms_norm rrelu
         scaled_dot_product_attention selu silu smooth_l1_loss soft_margin_loss softmin softplus softshrink softsign
         tanhshrink threshold triplet_margin_loss embedding_bag local_response_norm multi_margin_loss
-        triplet_margin_with_distance_loss pdist''',
+        triplet_margin_with_distance_loss pdist adaptive_avg_pool3d adaptive_max_pool3d
+        adaptive_max_pool3d_with_indices avg_pool3d lp_pool3d max_pool3d max_pool3d_with_indices max_unpool3d''',
     'linalg': '''
         cholesky_inverse cholesky_solve det geqrf inverse logdet lu_unpack matrix_exp matrix_power pinverse slogdet''',
 }

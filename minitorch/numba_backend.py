@@ -336,10 +336,11 @@ class NumbaBackend(NumpyBackend):
 
     def zip(self, op: str, a: TensorData, b: TensorData, out_dtype: dtype) -> TensorData:
         "Elementwise binary `op` of same-shape `a`, `b` with the zip kernel."
-        if (self.small("zip", a.numel) or a.storage.dtype != b.storage.dtype or a.shape != b.shape
+        if (math.prod(a.shape) < self.min_work.get("zip", 0)   # `small`, spelled out: every `a * b` asks
+                or a.storage.dtype != b.storage.dtype or a.shape != b.shape
                 or not supports("zip", op, a.storage.dtype, out_dtype)
                 or (op == "floor_divide" and a.storage.dtype.itemsize == 2)):      # rounded per step
-            return super().zip(op, a, b, out_dtype)
+            return NumpyBackend.zip(self, op, a, b, out_dtype)
         out, out_raw, out_kind = _empty(a.shape, out_dtype)
         if out.numel:
             ra, ka = raw_storage(a.storage)

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from . import dtypes as dt
+from . import dtypes as dt, backends
 from .dtypes import dtype
 from .tensor_data import TensorData, broadcast_shapes
 from .backends import get_backend, make_data, is_contiguous, _contiguous_strides
@@ -85,6 +85,7 @@ def _check_operand(x: Any) -> None:
         raise TypeError(f"unsupported operand type: '{type(x).__name__}'")
 
 _BCAST: dict = {}
+_BACKENDS = backends._CACHE   # device type -> backend (emptied, never replaced, when the backend is switched)
 
 def _broadcast(sa: tuple, sb: tuple) -> tuple:
     "Broadcast shape of `sa` and `sb` (cached; the tensor-data chapter's `broadcast_shapes` raises errors)."
@@ -100,7 +101,8 @@ def binary_forward(op: str, a: Any, b: Any, dtype_: dtype | None = None, out_dty
         d, dev = a.dtype, a._device   # the common case first: two tensors of one dtype, device and shape
         if (d is b.dtype and dev is b._device and a._data.shape == b._data.shape and d.name not in _LOW16
                 and op not in _REFUSE):
-            return Tensor._make(get_backend(dev.type).zip(op, a._data, b._data, d), d, dev)
+            bk = _BACKENDS.get(dev.type) or get_backend(dev.type)   # (get_backend, one call less)
+            return Tensor._make(bk.zip(op, a._data, b._data, d), d, dev)
     d = dtype_ or _result_type(a, b)
     if op in _REFUSE: check_kernel(op, d)
     dev = _device_of(a, b)
@@ -1210,8 +1212,23 @@ _OPERATORS = {
 _EQ_OPERAND = (Tensor,) + _Number               # the operand types that `==`/`!=` compare elementwise
 _OPERAND = _EQ_OPERAND + (np.generic,)          # and the other operators (built once: every `x + y` checks)
 
+# `x + y`, `x * 2`, `1 - x`: with a tensor or a Python number on the other side, `add(x, y)` is `Add.apply(x, y)`,
+# so the operator goes there directly (the commonest call of all skips two Python calls).
+_DIRECT = {'__add__': (Add, 0), '__radd__': (Add, 1), '__sub__': (Sub, 0), '__rsub__': (Sub, 1),
+           '__mul__': (Mul, 0), '__rmul__': (Mul, 1), '__truediv__': (Div, 0)}
+_PLAIN_OPERAND = frozenset({Tensor, builtins.int, builtins.float, builtins.bool, builtins.complex})
+
+def _direct_operator(f, fn: type, swap: int):
+    "The operator `f` (`add`, `_rev(add)`, ...) with a fast lane to `fn.apply` for plain operands."
+    if swap:
+        return lambda self, other: (fn.apply(other, self) if other.__class__ in _PLAIN_OPERAND else
+                                    f(self, other) if isinstance(other, _OPERAND) else NotImplemented)
+    return lambda self, other: (fn.apply(self, other) if other.__class__ in _PLAIN_OPERAND else
+                                f(self, other) if isinstance(other, _OPERAND) else NotImplemented)
+
 for _k, _f in _OPERATORS.items():
     if _k in ('__neg__', '__pos__', '__abs__', '__invert__'): setattr(Tensor, _k, lambda self, _f=_f: _f(self))
+    elif _k in _DIRECT: setattr(Tensor, _k, _direct_operator(_f, *_DIRECT[_k]))
     elif _k in ('__eq__', '__ne__'):
         setattr(Tensor, _k, lambda self, other, _f=_f: _f(self, other) if isinstance(other, _EQ_OPERAND)
                 else NotImplemented)
