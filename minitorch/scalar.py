@@ -191,7 +191,7 @@ class ScalarFunction:
         history = ScalarHistory(cls, ctx, scalars) if requires_grad else None
         return Scalar(out, history, requires_grad=requires_grad)
 
-# %% ../nbs/01_scalar.ipynb #771a2d5f
+# %% ../nbs/01_scalar.ipynb #fd25b939
 class Add(ScalarFunction):
     "$a + b$"
 
@@ -231,7 +231,7 @@ class Mul(ScalarFunction):
         return d_output * b, d_output * a
         # END SOLUTION 1.3
 
-
+# %% ../nbs/01_scalar.ipynb #9c7d6f28
 class Inv(ScalarFunction):
     "$1 / a$"
 
@@ -280,7 +280,7 @@ class Exp(ScalarFunction):
         return d_output * out
         # END SOLUTION 1.3
 
-
+# %% ../nbs/01_scalar.ipynb #2f21b8f9
 class Sigmoid(ScalarFunction):
     "$\\sigma(a) = 1 / (1 + e^{-a})$"
 
@@ -313,7 +313,7 @@ class ReLU(ScalarFunction):
         return relu_back(a, d_output)
         # END SOLUTION 1.3
 
-
+# %% ../nbs/01_scalar.ipynb #9a2bc432
 class Pow(ScalarFunction):
     "$a^b$ (real-valued: `nan` where the result would be complex, as in PyTorch)"
 
