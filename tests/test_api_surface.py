@@ -25,7 +25,7 @@ HingeEmbeddingLoss SoftMarginLoss MultiLabelSoftMarginLoss PoissonNLLLoss Gaussi
 LPPool2d LazyBatchNorm1d LazyBatchNorm2d Buffer UninitializedBuffer ConvTranspose1d ConvTranspose2d RReLU ChannelShuffle
 UpsamplingNearest2d UpsamplingBilinear2d init functional utils EmbeddingBag LazyConvTranspose2d LocalResponseNorm
 Conv3d ConvTranspose3d MaxPool3d AvgPool3d AdaptiveAvgPool3d AdaptiveMaxPool3d BatchNorm3d InstanceNorm3d DataParallel LPPool3d
-LazyConv3d LazyConvTranspose3d LazyBatchNorm3d MaxUnpool3d""".split()
+LazyConv3d LazyConvTranspose3d LazyBatchNorm3d MaxUnpool3d LazyInstanceNorm1d LazyInstanceNorm2d LazyInstanceNorm3d""".split()
 
 FUNCTIONAL = """linear bilinear relu relu6 leaky_relu gelu silu mish elu selu celu sigmoid tanh softmax log_softmax softmin
 softplus softsign logsigmoid hardtanh hardswish hardsigmoid glu dropout dropout1d dropout2d dropout3d alpha_dropout

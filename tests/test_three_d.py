@@ -247,3 +247,17 @@ def test_adaptive_max_pool3d_indices(out):
     assert (im.numpy() == it.numpy()).all()
     tm, mm = torch.nn.AdaptiveMaxPool3d(out, return_indices=True), minitorch.nn.AdaptiveMaxPool3d(out, return_indices=True)
     assert (mm(T(x))[1].numpy() == tm(x)[1].numpy()).all()
+
+
+@pytest.mark.parametrize('dims', [1, 2, 3])
+@pytest.mark.parametrize('kw', [dict(), dict(affine=False), dict(affine=True, track_running_stats=False),
+                                dict(affine=False, track_running_stats=False)])
+def test_lazy_instance_norm(dims, kw):
+    torch.manual_seed(0)
+    x = torch.randn(2, 3, *(4, 5, 3)[:dims])
+    name = f'LazyInstanceNorm{dims}d'
+    tm, mm = getattr(torch.nn, name)(**kw), getattr(minitorch.nn, name)(**kw)
+    yt, ym = tm(x), mm(T(x))
+    assert type(mm).__name__ == type(tm).__name__ and repr(mm) == repr(tm)
+    assert [tuple(p.shape) for p in mm.parameters()] == [tuple(p.shape) for p in tm.parameters()]
+    torch.testing.assert_close(npy(ym), yt.detach(), rtol=1e-4, atol=1e-5)

@@ -6,7 +6,8 @@
 __all__ = ['conv3d', 'conv_transpose3d', 'Conv3d', 'ConvTranspose3d', 'max_pool3d', 'avg_pool3d', 'adaptive_avg_pool3d',
            'adaptive_max_pool3d', 'MaxPool3d', 'AvgPool3d', 'AdaptiveAvgPool3d', 'AdaptiveMaxPool3d', 'BatchNorm3d',
            'InstanceNorm3d', 'max_pool3d_with_indices', 'adaptive_max_pool3d_with_indices', 'max_unpool3d',
-           'MaxUnpool3d', 'lp_pool3d', 'LPPool3d', 'LazyConv3d', 'LazyConvTranspose3d', 'LazyBatchNorm3d']
+           'MaxUnpool3d', 'lp_pool3d', 'LPPool3d', 'LazyConv3d', 'LazyConvTranspose3d', 'LazyBatchNorm3d',
+           'LazyInstanceNorm1d', 'LazyInstanceNorm2d', 'LazyInstanceNorm3d']
 
 # %% ../../nbs/12i_three_d.ipynb #0bb20fbe
 from typing import Any
@@ -370,3 +371,21 @@ class LazyBatchNorm3d(_LazyNormBase, BatchNorm3d):
 _publish(LPPool3d, lp_pool3d, sub="pooling")
 _publish(LazyConv3d, LazyConvTranspose3d, sub="conv")
 _publish(LazyBatchNorm3d, sub="batchnorm")
+
+# %% ../../nbs/12i_three_d.ipynb #9fed0150
+from . import InstanceNorm1d, InstanceNorm2d
+
+class _LazyInstanceNorm(_LazyNormBase):
+    "Instance norm whose `num_features` is read from the first input's dim 1 (PyTorch's lazy defaults: affine, tracking)."
+
+class LazyInstanceNorm1d(_LazyInstanceNorm, InstanceNorm1d):
+    "`nn.InstanceNorm1d` whose `num_features` is read from the first input."
+    cls_to_become = InstanceNorm1d
+class LazyInstanceNorm2d(_LazyInstanceNorm, InstanceNorm2d):
+    "`nn.InstanceNorm2d` whose `num_features` is read from the first input."
+    cls_to_become = InstanceNorm2d
+class LazyInstanceNorm3d(_LazyInstanceNorm, InstanceNorm3d):
+    "`nn.InstanceNorm3d` whose `num_features` is read from the first input."
+    cls_to_become = InstanceNorm3d
+
+_publish(LazyInstanceNorm1d, LazyInstanceNorm2d, LazyInstanceNorm3d, sub="instancenorm")
