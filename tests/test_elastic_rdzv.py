@@ -79,3 +79,19 @@ def test_late_agent_is_turned_away():
     (c1, o1, e1), (c2, o2, e2) = finish(first + [late])
     assert c1 == 0 and "rank 0 of world 1" in o1, e1
     assert c2 != 0 and "is closed: the group already formed with 1 nodes" in e2, e2
+
+
+def test_rendezvous_group_restarts_after_a_kill(tmp_path):
+    "Two agents form a 2-rank group; rank 1 is killed mid-training; the host restarts it and it resumes."
+    port, script = free_port(), Path(__file__).parent / "dist" / "elastic.py"
+    procs = [subprocess.Popen([sys.executable, "-m", "minitorch.distributed.elastic", "--nnodes", "1:2",
+                               "--rdzv-endpoint", f"127.0.0.1:{port}", "--rdzv-conf",
+                               "join_timeout=60,last_call_timeout=20", "--max-restarts", "1", "--nproc-per-node", "1",
+                               "--timeout", "90", str(script), str(tmp_path / "ck"), str(tmp_path / "out.pt"), "4",
+                               "kill"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    res = finish(procs, timeout=200)
+    assert all(code == 0 for code, _, _ in res), [(c, o[-1000:], e[-3000:]) for c, o, e in res]
+    err = "".join(e for _, _, e in res)
+    assert "the group formed with 2 nodes" in err and "attempt 1 failed" in err and "attempt 2 succeeded" in err, err
+    assert "".join(o for _, o, _ in res).count("attempt 2 resumes after step 3") == 2
+    assert (tmp_path / "out.pt").exists()
