@@ -1,7 +1,7 @@
 """The graph compiler (chapters 25-26): a compiled training step, minitorch vs PyTorch on the CPU, side by side.
 
 Two fusible training steps (forward, backward, SGD): an MLP (Linear 64->128, GELU, LayerNorm, Linear 128->10,
-cross-entropy) on a (32, 64) batch, and a softmax-attention block (q, k, v projections, softmax(q k^T / sqrt(d)) v,
+cross-entropy, inside the compiled module) on a (32, 64) batch, and a softmax-attention block (q, k, v projections, softmax(q k^T / sqrt(d)) v,
 residual, LayerNorm) on a (4, 32, 64) batch. Rows: minitorch eager; minitorch.compile with backend eager, aot_eager and
 inductor (the default: fused numba kernels); torch eager and torch.compile (eager, aot_eager, inductor -- the last
 needs a C compiler; if it fails here the row says so). Times are best-of-`repeat` means of `number` steps; the
@@ -11,6 +11,7 @@ first call (capture + compile) is reported too, and the inductor compile time co
 Usage: python kernels/bench_compile.py [--repeat 5] [--number 50] [--json kernels/results/compile.json]
 """
 import argparse, json, os, subprocess, sys, tempfile, time, timeit
+os.environ.setdefault('OPENBLAS_NUM_THREADS', '1')   # numpy's BLAS on one thread too, as torch below
 import torch
 import minitorch
 
@@ -34,35 +35,40 @@ def attention(lib):
 
 
 def make(lib, model: str):
+    "The model with its loss as one Module (so the compiled graph holds the loss too), its optimizer, its inputs."
     lib.manual_seed(0)
     nn = lib.nn
+    class WithLoss(nn.Module):
+        def __init__(self, net, ce):
+            super().__init__(); self.net, self.ce = net, ce
+        def forward(self, x, y):
+            out = self.net(x)
+            return nn.functional.cross_entropy(out, y) if self.ce else out.square().mean()
     if model == 'mlp':
-        net = nn.Sequential(nn.Linear(64, 128), nn.GELU(), nn.LayerNorm(128), nn.Linear(128, 10))
-        x, y = lib.randn(32, 64), lib.randint(0, 10, (32,))
-        loss = lambda out: lib.nn.functional.cross_entropy(out, y)
+        net = WithLoss(nn.Sequential(nn.Linear(64, 128), nn.GELU(), nn.LayerNorm(128), nn.Linear(128, 10)), True)
+        xy = lib.randn(32, 64), lib.randint(0, 10, (32,))
     else:
-        net, x = attention(lib), lib.randn(4, 32, 64)
-        loss = lambda out: out.square().mean()
-    return net, lib.optim.SGD(net.parameters(), lr=0.01), x, loss
+        net, xy = WithLoss(attention(lib), False), (lib.randn(4, 32, 64), None)
+    return net, lib.optim.SGD(net.parameters(), lr=0.01), xy
 
 
-def step_fn(model, opt, x, loss):
+def step_fn(model, opt, xy):
     def step():
         opt.zero_grad()
-        loss(model(x)).backward()
+        model(*xy).backward()
         opt.step()
     return step
 
 
 def rows(lib, compile_fn, reset, number, repeat, model, backends):
     out = {}
-    net, opt, x, loss = make(lib, model)
-    out['eager step (ms)'] = per_call(step_fn(net, opt, x, loss), number, repeat)
+    net, opt, xy = make(lib, model)
+    out['eager step (ms)'] = per_call(step_fn(net, opt, xy), number, repeat)
     for backend in backends:
         reset()
-        net, opt, x, loss = make(lib, model)
+        net, opt, xy = make(lib, model)
         try:
-            step = step_fn(compile_fn(net, backend=backend), opt, x, loss)
+            step = step_fn(compile_fn(net, backend=backend), opt, xy)
             t0 = time.perf_counter(); step(); out[f'{backend}: first call incl. compile (ms)'] = (time.perf_counter() - t0) * 1e3
             out[f'{backend}: compiled step (ms)'] = per_call(step, number, repeat)
             out[f'{backend}: speedup vs eager'] = out['eager step (ms)'] / out[f'{backend}: compiled step (ms)']
@@ -73,8 +79,8 @@ def rows(lib, compile_fn, reset, number, repeat, model, backends):
 
 COMPILE = '''import time, minitorch, sys
 sys.path.insert(0, 'kernels'); from bench_compile import make, step_fn
-t = time.perf_counter(); net, opt, x, loss = make(minitorch, '{model}')
-step_fn(minitorch.compile(net), opt, x, loss)(); print(time.perf_counter() - t)'''
+t = time.perf_counter(); net, opt, xy = make(minitorch, '{model}')
+step_fn(minitorch.compile(net), opt, xy)(); print(time.perf_counter() - t)'''
 
 
 def compile_times(model: str) -> dict:

@@ -18,7 +18,7 @@ __all__ = ['POINTWISE', 'REDUCTIONS', 'EXTERN', 'PARALLEL_MIN', 'counters', 'log
            'kernel_count', 'generate', 'cache_dir', 'load_kernel', 'CompiledGraph', 'compile_fn', 'aot_inductor',
            'compile_fx']
 
-# %% ../../nbs/26_inductor.ipynb #d58919db
+# %% ../../nbs/26_inductor.ipynb #1f8374fc
 # pointwise ops as expression templates over their operands' values at one index
 POINTWISE = {
     'add': '({0} + {1})', 'sub': '({0} - {1})', 'mul': '({0} * {1})', 'div': '({0} / {1})', 'neg': '(-{0})',
@@ -52,7 +52,7 @@ def _red_dim_ok(n: Node) -> bool:
     return isinstance(dims, (tuple, list)) and len(dims) == 1 and dims[0] % d == d - 1
 
 
-# %% ../../nbs/26_inductor.ipynb #fe3e6c4c
+# %% ../../nbs/26_inductor.ipynb #a878117e
 def _contract(a, b, shape: tuple, dims: tuple, keepdim: bool):
     """`sum(a * b, dims)` with `a`, `b` broadcasting to `shape`, as one batched matmul: dims both have and keep are
     the batch, dims both have and sum are contracted, the rest are each operand's free dims. The product is never made."""
@@ -88,13 +88,14 @@ def _contract_pattern(g: Graph, n: Node):
     return ({m} if g.users(m) == [n] else set()), fn, ops
 
 
-# %% ../../nbs/26_inductor.ipynb #b5e2ec03
+# %% ../../nbs/26_inductor.ipynb #a58208ad
 # ops that are not kernels but need no dispatcher either: numpy runs them on the arrays (views stay views)
 _VIEWS = {'view': lambda x, n: x.reshape(_val(n).shape), 'reshape': lambda x, n: x.reshape(_val(n).shape),
           'unsqueeze': lambda x, n: x.reshape(_val(n).shape), 'squeeze': lambda x, n: x.reshape(_val(n).shape),
           'expand': lambda x, n: np.broadcast_to(x, _val(n).shape), 't': lambda x, n: x.swapaxes(0, -1) if x.ndim == 2 else x,
           'transpose': lambda x, n: x.swapaxes(n.args[1], n.args[2]), 'permute': lambda x, n: x.transpose(n.args[1]),
-          'sum': lambda x, n: x.sum(tuple(n.args[1]), keepdims=bool(n.args[2]) if len(n.args) > 2 else False)}
+          'sum': lambda x, n: x.sum(tuple(n.args[1]), keepdims=bool(n.args[2]) if len(n.args) > 2 else False),
+          'mean': lambda x, n: x.mean(tuple(n.args[1]), keepdims=bool(n.args[2]) if len(n.args) > 2 else False)}
 _NUMPY = {'eq': np.equal, 'ne': np.not_equal, 'gt': np.greater, 'lt': np.less, 'add': np.add, 'sub': np.subtract,
           'mul': np.multiply, 'div': np.true_divide, 'neg': np.negative, 'where': np.where}
 _NP_DTYPES = {minitorch.float32: np.float32, minitorch.float64: np.float64, minitorch.int64: np.int64, minitorch.bool: np.bool_}
@@ -105,14 +106,14 @@ def _numpy_step(n: Node):
     if not isinstance(v, Tensor) or v.dtype not in _NP_DTYPES or n.kwargs: return None
     if any(isinstance(a, Node) and getattr(_val(a), 'dtype', None) not in _NP_DTYPES for a in n.args): return None
     dt = _NP_DTYPES[v.dtype]
-    if name in _VIEWS and isinstance(n.args[0], Node) and not (name == 'sum' and not isinstance(n.args[1], (tuple, list))):
-        f = _VIEWS[name]; return lambda x: f(x, n).astype(dt, copy=False)
+    if name in _VIEWS and isinstance(n.args[0], Node) and not (name in ('sum', 'mean') and not isinstance(n.args[1], (tuple, list))):
+        f = _VIEWS[name]; return lambda x: np.asarray(f(x, n)).astype(dt, copy=False)
     if name in _NUMPY and all(isinstance(a, (Node, int, float, bool)) for a in n.args):
         f = _NUMPY[name]; return lambda *a: np.asarray(f(*a)).astype(dt, copy=False)
     return None
 
 
-# %% ../../nbs/26_inductor.ipynb #69799257
+# %% ../../nbs/26_inductor.ipynb #f77f35e8
 def lower(g: Graph) -> list[IRNode]:
     "Classify every call node of a decomposed graph."
     out, skip = [], set()
@@ -124,7 +125,8 @@ def lower(g: Graph) -> list[IRNode]:
             continue
         name, v = _name(n), _val(n)
         args_ok = all(not isinstance(a, Node) or _float(_val(a)) for a in n.args) and not n.kwargs
-        if name in POINTWISE and _float(v) and args_ok and all(isinstance(a, (Node, int, float)) for a in n.args):
+        arity = POINTWISE[name].count('{1}') + 1 if name in POINTWISE else 0    # (a square recorded as a bare pow: eager)
+        if arity == len(n.args) and _float(v) and args_ok and all(isinstance(a, (Node, int, float)) for a in n.args):
             out.append(IRNode(n, 'pointwise'))
         elif name in REDUCTIONS and _float(v) and _red_dim_ok(n) and all(not isinstance(a, Node) for a in n.args[1:]):
             out.append(IRNode(n, 'reduction'))
@@ -286,6 +288,8 @@ class CompiledGraph:
             def mark(a):
                 if isinstance(a, Node) and a in step_of and (n.op == 'output' or step_of.get(n) is not step_of[a]): outside.add(a)
             map_arg((n.args, n.kwargs), mark)
+        for s in self.steps:     # an extern may read other nodes than its graph node's args (a contraction's operands)
+            if getattr(s, 'kind', None) == 'extern': outside.update(a for a in s.operands if isinstance(a, Node) and a in step_of)
         self.plan, self.sources = [], []
         for s in self.steps:
             if isinstance(s, FusedGroup):
