@@ -18,7 +18,7 @@ from ..modules import Module, ModuleDict, ModuleList, Parameter
 __all__ = ['cached', 'ParametrizationList', 'is_parametrized', 'register_parametrization', 'remove_parametrizations',
            'type_before_parametrizations', 'orthogonal']
 
-# %% ../../../nbs/12_attention.ipynb #8bb709c8
+# %% ../../../nbs/12_attention.ipynb #254d98dd
 _cache_enabled = 0
 _cache: dict = {}
 
@@ -42,6 +42,7 @@ def _set_value(dest: Tensor, src: Tensor) -> None:
         if tuple(dest.shape) == tuple(src.shape) and dest.dtype == src.dtype: dest.copy_(src)
         else: dest.data = src.detach()
 
+# %% ../../../nbs/12_attention.ipynb #7b0b09b6
 class ParametrizationList(ModuleList):
     "The parametrizations of one tensor, applied in order to `original`."
     def __init__(self, modules: list[Module], original: Tensor, unsafe: bool = False) -> None:
@@ -89,6 +90,7 @@ class ParametrizationList(ModuleList):
         for module in list(self)[1:]: x = module(x)
         return x
 
+# %% ../../../nbs/12_attention.ipynb #ac2894f9
 def _inject_new_class(module: Module) -> None:
     "Give `module` a fresh subclass `Parametrized<Name>` to hang properties on."
     cls = module.__class__
@@ -110,6 +112,7 @@ def _inject_property(module: Module, tensor_name: str) -> None:
         self.parametrizations[tensor_name].right_inverse(value)
     setattr(module.__class__, tensor_name, property(get_parametrized, set_original))
 
+# %% ../../../nbs/12_attention.ipynb #8592f653
 def is_parametrized(module: Module, tensor_name: str | None = None) -> bool:
     "Whether `module` has any parametrization (or one on `tensor_name`)."
     p = module.__dict__.get('_modules', {}).get('parametrizations')
@@ -137,6 +140,7 @@ def register_parametrization(module: Module, tensor_name: str, parametrization: 
                          f"name '{tensor_name}'")
     return module
 
+# %% ../../../nbs/12_attention.ipynb #d2757e80
 def remove_parametrizations(module: Module, tensor_name: str, leave_parametrized: bool = True) -> Module:
     "Undo the parametrization of `tensor_name`; keep its current value (or the original) as a plain tensor."
     if not is_parametrized(module, tensor_name):
@@ -165,7 +169,7 @@ def type_before_parametrizations(module: Module) -> type:
     "The module's class before any parametrization was registered."
     return module.__class__.__bases__[0] if is_parametrized(module) else type(module)
 
-# %% ../../../nbs/12_attention.ipynb #b32b651f
+# %% ../../../nbs/12_attention.ipynb #1f225582
 def _matrix_exp(A: Tensor) -> Tensor:
     "$e^A$ for (batches of) square matrices: scaling and squaring of a degree-18 Taylor series."
     n = A.shape[-1]
@@ -196,6 +200,7 @@ def _np_make_orthogonal(A: np.ndarray) -> np.ndarray:
     d = np.diagonal(R, axis1=-2, axis2=-1)
     return Q * np.where(d == 0, 1, np.sign(d))[..., None, :]
 
+# %% ../../../nbs/12_attention.ipynb #0982295e
 class _Orthogonal(Module):
     "The orthogonal parametrization: $Q = B\\,\\phi(X)$ with $\\phi$ = matrix_exp or householder."
     def __init__(self, weight: Tensor, orthogonal_map: str, *, use_trivialization: bool = True) -> None:
@@ -244,6 +249,7 @@ class _Orthogonal(Module):
         neg_id = -np.eye(Q.shape[-2], Q.shape[-1])
         return minitorch.tensor(np.broadcast_to(neg_id, tuple(Q.shape)).copy(), dtype=Q.dtype, device=Q.device)
 
+# %% ../../../nbs/12_attention.ipynb #bcb202cc
 def orthogonal(module: Module, name: str = 'weight', orthogonal_map: str | None = None, *,
                use_trivialization: bool = True) -> Module:
     "Parametrize `module.<name>` to be orthogonal (unitary), starting from its current value."
