@@ -25,7 +25,7 @@ __all__ = ['UnpackedDualTensor', 'JVP_RULES', 'enter_dual_level', 'exit_dual_lev
            'jvp_real', 'jvp_imag', 'jvp_softmax', 'jvp_log_softmax', 'jvp_amax', 'jvp_max_dim', 'jvp_prod',
            'jvp_matmul', 'jvp_dot', 'jvp_cat', 'jvp_scatter', 'jvp_index_put', 'jvp_copy_from']
 
-# %% ../nbs/19_forward_ad.ipynb #73df979d
+# %% ../nbs/19_forward_ad.ipynb #08c6ab38
 class _FwThreadState(threading.local):
     "This thread's forward-AD level (None outside `dual_level`) and a re-entrancy flag for the jvp rules."
     level: int | None = None
@@ -63,6 +63,7 @@ class dual_level(contextlib.ContextDecorator):
     def __enter__(self) -> int: return enter_dual_level()
     def __exit__(self, *exc: Any) -> None: exit_dual_level()
 
+# %% ../nbs/19_forward_ad.ipynb #f7effd31
 def _get_tangent(t: Any) -> Tensor | None:
     "The tangent of `t` at the current level, or None."
     fw = t.__dict__.get('_fw') if isinstance(t, Tensor) else None
@@ -200,7 +201,7 @@ for _op, _c in _UNARY_CLS.items():
     if _op in _UNARY_DERIV: JVP_RULES[_c] = _unary_rule(_op)
 JVP_RULES[_UNARY_CLS['abs']] = lambda args, out, tan: _abs_jvp(args[0], out, tan[0])  # |x|˙ = sgn(x)·ẋ
 
-# %% ../nbs/19_forward_ad.ipynb #54fdd348
+# %% ../nbs/19_forward_ad.ipynb #cbc87c0c
 @jvp_rule(_ops.Add)
 def jvp_add(args, out, tan):  # ȧ + ḃ
     return tan[0] + tan[1]
@@ -255,6 +256,7 @@ def jvp_clamp(args, out, tan):  # ẋ inside [lo, hi], else the bound's tangent
     if hi is not None: r = where(x > hi, thi, r)
     return r
 
+# %% ../nbs/19_forward_ad.ipynb #711bef5c
 @jvp_rule(_ops.ToCopy)
 def jvp_to(args, out, tan):  # the tangent cast like the primal
     t = tan[0]
@@ -273,6 +275,7 @@ def jvp_real(args, out, tan):  # Re(ż)
 def jvp_imag(args, out, tan):  # Im(ż)
     return tan[0].imag
 
+# %% ../nbs/19_forward_ad.ipynb #b240b723
 @jvp_rule(_red.Softmax)
 def jvp_softmax(args, out, tan):  # y·(ẋ − Σ y·ẋ)
     t, d = tan[0], args[1]
@@ -308,6 +311,7 @@ def jvp_prod(args, out, tan):  # Σ ẋᵢ·Πⱼ≠ᵢ xⱼ
         return _red.sum(t * others, tuple(range(x.ndim)), keepdim)
     return _red.sum(t * _red._prod_others(x, dims[0]), dims, keepdim)
 
+# %% ../nbs/19_forward_ad.ipynb #410c1430
 @jvp_rule(_red.MM, _red.BMM)
 def jvp_matmul(args, out, tan):  # Ȧ·B + A·Ḃ
     (a, b), (ta, tb) = args, tan
@@ -321,6 +325,7 @@ def jvp_dot(args, out, tan):  # ȧ·b + a·ḃ
     r = _red.Dot.apply(ta, b) if not _is_zero(ta) else 0
     return r + _red.Dot.apply(a, tb) if not _is_zero(tb) else r
 
+# %% ../nbs/19_forward_ad.ipynb #7e589e9f
 @jvp_rule(_views.Cat)
 def jvp_cat(args, out, tan):  # cat of the tangents
     dim, ts = args[0], args[1:]
@@ -352,7 +357,7 @@ def _is_zero(t: Any) -> bool:
     "Whether `t` stands for a zero tangent (an input that carries none)."
     return not isinstance(t, Tensor) and t == 0
 
-# %% ../nbs/19_forward_ad.ipynb #9da28833
+# %% ../nbs/19_forward_ad.ipynb #2cfa6e2c
 def _rule_for(cls: type) -> Callable | None:
     for c in cls.__mro__:
         r = JVP_RULES.get(c)
@@ -400,6 +405,7 @@ def _fw_apply(func: Any, args: tuple, kwargs: dict) -> Any:
         _FwState.busy = False
     return out
 
+# %% ../nbs/19_forward_ad.ipynb #26c26052
 def _attach(out: Any, tout: Any) -> None:
     "Give each output its tangent (broadcast and cast to the output)."
     outs, touts = (out, tout) if isinstance(out, tuple) else ((out,), (tout,))
