@@ -61,6 +61,7 @@ class FeatureAlphaDropout(_DropoutNd):
     def forward(self, input: Tensor) -> Tensor:
         return functional.feature_alpha_dropout(input, self.p, self.training)
 
+# %% ../../nbs/12b_nn.ipynb #445eb0a8
 class Softmax2d(Module):
     "Softmax over the channels of `(N, C, H, W)` or `(C, H, W)`."
     def forward(self, input: Tensor) -> Tensor:
@@ -89,6 +90,7 @@ class Bilinear(Module):
         return (f'in1_features={self.in1_features}, in2_features={self.in2_features}, '
                 f'out_features={self.out_features}, bias={self.bias is not None}')
 
+# %% ../../nbs/12b_nn.ipynb #83bfcb19
 class RReLU(Module):
     "Randomized leaky ReLU: a random negative slope in training, the mean slope in evaluation."
     def __init__(self, lower: float = 1.0 / 8, upper: float = 1.0 / 3, inplace: bool = False) -> None:
@@ -212,6 +214,7 @@ def is_lazy(param: Any) -> bool:
     "Is `param` (a parameter or a buffer) still uninitialised?"
     return isinstance(param, (UninitializedParameter, UninitializedBuffer))
 
+# %% ../../nbs/12b_nn.ipynb #81c19a4e
 class LazyModuleMixin:
     "Shared by the lazy modules: a forward pre-hook that infers the shapes on the first call, then turns the "\
     "module into `cls_to_become`."
@@ -249,6 +252,7 @@ class LazyLinear(LazyModuleMixin, Linear):
                 if self.bias is not None: self.bias.materialize((self.out_features,))
                 self.reset_parameters()
 
+# %% ../../nbs/12b_nn.ipynb #f9fb2702
 class _LazyConvXdMixin(LazyModuleMixin):
     "In-channels from the first input (`input.shape[1]`, or `shape[0]` for an unbatched input)."
     _spatial = 0
@@ -287,6 +291,7 @@ class LazyConv2d(_LazyConvXdMixin, Conv2d):
         self._lazy_conv_init(Conv2d, out_channels, bias, device, dtype, kernel_size=kernel_size, stride=stride,
                              padding=padding, dilation=dilation, groups=groups, padding_mode=padding_mode)
 
+# %% ../../nbs/12b_nn.ipynb #c066c424
 class _LazyNormBase(LazyModuleMixin, _BatchNorm):
     "Batch norm whose `num_features` is read from the first input's dim 1."
     def __init__(self, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
@@ -409,6 +414,7 @@ class CosineEmbeddingLoss(_Loss):
     def forward(self, input1: Tensor, input2: Tensor, target: Tensor) -> Tensor:
         return functional.cosine_embedding_loss(input1, input2, target, margin=self.margin, reduction=self.reduction)
 
+# %% ../../nbs/12b_nn.ipynb #86fff51e
 class TripletMarginLoss(_Loss):
     "`F.triplet_margin_loss` as a module."
     def __init__(self, margin: float = 1.0, p: float = 2.0, eps: float = 1e-6, swap: bool = False,
@@ -438,6 +444,7 @@ class GaussianNLLLoss(_Loss):
     def forward(self, input: Tensor, target: Tensor, var: Any) -> Tensor:
         return functional.gaussian_nll_loss(input, target, var, full=self.full, eps=self.eps, reduction=self.reduction)
 
+# %% ../../nbs/12b_nn.ipynb #cb32187f
 class _InstanceNorm(_BatchNorm):
     "Instance norm: per-sample, per-channel statistics over the spatial positions."
     _dims = 0                                       # spatial dimensions
