@@ -543,5 +543,14 @@ _dp = types.ModuleType("minitorch.nn.parallel.data_parallel", "As torch.nn.paral
 _dp.DataParallel, _dp.data_parallel = DataParallel, data_parallel
 sys.modules[_dp.__name__] = _dp     # `from ...data_parallel import DataParallel`, as in torch
 
-# %% ../nbs/12h_api_compat.ipynb #37cd1206
+# %% ../nbs/12h_api_compat.ipynb #eab23c60
+_SHARED = """adaptive_avg_pool1d avg_pool1d bilinear celu_ channel_shuffle conv1d conv2d conv_transpose1d conv_transpose2d
+cosine_similarity hardshrink pairwise_distance pixel_shuffle pixel_unshuffle prelu relu_ rrelu_ selu_ threshold_""".split()
+
+def _share(names) -> None:
+    "`minitorch.<name>` is `F.<name>`, as `torch.<name> is torch.nn.functional.<name>`."
+    for n in names: setattr(minitorch, n, getattr(F, n))
+
+# %% ../nbs/12h_api_compat.ipynb #861b497a
 from .nn import three_d   # registers Conv3d, MaxPool3d, BatchNorm3d, ... through _publish
+_share(_SHARED + ['conv3d', 'conv_transpose3d'])

@@ -426,3 +426,25 @@ def test_data_parallel_under_the_simulator_moves_to_device_0():
     env.pop("MINITORCH_CUDASIM_AUTO", None)
     r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr[-2000:]
+
+
+# ---- ops shared by torch and torch.nn.functional -----------------------------------------------------------------
+SHARED = """adaptive_avg_pool1d avg_pool1d bilinear celu_ channel_shuffle conv1d conv2d conv3d conv_transpose1d conv_transpose2d
+conv_transpose3d cosine_similarity hardshrink pairwise_distance pixel_shuffle pixel_unshuffle prelu relu_ rrelu_ selu_
+threshold_""".split()
+
+
+@pytest.mark.parametrize('name', SHARED)
+def test_top_level_names_are_the_functional_ones(name):
+    assert getattr(torch, name) is getattr(torch.nn.functional, name)
+    assert getattr(minitorch, name) is getattr(minitorch.nn.functional, name)
+
+
+def test_top_level_conv2d_runs_as_torch():
+    torch.manual_seed(0)
+    x, w = torch.randn(2, 4, 7, 6), torch.randn(6, 2, 3, 3)
+    ours = minitorch.conv2d(minitorch.tensor(x.numpy()), minitorch.tensor(w.numpy()), None, 2, 1, 1, 2)
+    torch.testing.assert_close(torch.tensor(ours.numpy()), torch.conv2d(x, w, None, 2, 1, 1, 2), rtol=1e-5, atol=1e-5)
+    y = torch.randn(3, 5)
+    ours = minitorch.relu_(minitorch.tensor(y.numpy()))
+    torch.testing.assert_close(torch.tensor(ours.numpy()), torch.relu_(y.clone()))
