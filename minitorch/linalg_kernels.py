@@ -268,7 +268,95 @@ def _eigh_kernel(a, w, v, eps):
             w[b, j] = d[order[j]]
             for i in range(n): v[b, i, j] = vv[i, order[j]]
 
-# %% ../nbs/21_linalg.ipynb #ba0fd938
+# %% ../nbs/21_linalg.ipynb #9ae4dbc9
+@numba.njit(cache=True, error_model='numpy')
+def _tridiagonalise(A, zt, x, wv):
+    "Householder reduction of Hermitian `A` (in place) to real tridiagonal form; the reflectors update `zt` = Q^T."
+    n = A.shape[0]
+    for k in range(n - 1):
+        alpha = A[k + 1, k]
+        xn2 = 0.0
+        for i in range(k + 2, n): xn2 += A[i, k].real ** 2 + A[i, k].imag ** 2
+        if xn2 == 0 and alpha.imag == 0:
+            continue
+        beta = -math.copysign(math.sqrt(alpha.real ** 2 + alpha.imag ** 2 + xn2), alpha.real)
+        tau = (beta - alpha) / beta
+        scale = 1 / (alpha - beta)
+        x[:] = 0
+        x[k + 1] = 1
+        for i in range(k + 2, n): x[i] = A[i, k] * scale
+        # B' = G B G^H with G = I - conj(tau) x x^H on rows/cols k.. (column k becomes beta e_{k+1})
+        for i in range(k, n):
+            t = A[i, k] * 0
+            for j in range(k + 1, n): t += A[i, j] * x[j]
+            wv[i] = t
+        al = 0.0
+        for i in range(k + 1, n): al += (x[i].conjugate() * wv[i]).real
+        t2 = tau.real ** 2 + tau.imag ** 2
+        for i in range(k + 1, n):
+            for j in range(k + 1, n):
+                A[i, j] = (A[i, j] - tau * wv[i] * x[j].conjugate() - tau.conjugate() * x[i] * wv[j].conjugate()
+                           + t2 * al * x[i] * x[j].conjugate())
+        A[k + 1, k] = beta
+        A[k, k + 1] = beta
+        for i in range(k + 2, n):
+            A[i, k] = 0; A[k, i] = 0
+        # Q := Q H  <=>  Q^T := H^T Q^T, with H = I - tau x x^H, H^T = I - tau conj(x) x^T
+        for j in range(n):
+            t = zt[0, j] * 0
+            for i in range(k + 1, n): t += x[i] * zt[i, j]
+            t *= tau
+            for i in range(k + 1, n): zt[i, j] -= x[i].conjugate() * t
+
+# %% ../nbs/21_linalg.ipynb #ea8c0723
+@numba.njit(cache=True, error_model='numpy')
+def _tridiag_ql(d, e, zt, eps):
+    "Implicit QL with Wilkinson shifts on the tridiagonal (`d`, `e`), in place; the rotations update the rows of `zt`."
+    n = d.shape[0]
+    for l in range(n):
+        it = 0
+        while True:
+            m = l
+            while m < n - 1:
+                dd = abs(d[m]) + abs(d[m + 1])
+                if abs(e[m]) <= eps * dd: break
+                m += 1
+            if m == l or it > 60: break
+            it += 1
+            g = (d[l + 1] - d[l]) / (2 * e[l])
+            r = math.hypot(g, 1.0)
+            g = d[m] - d[l] + e[l] / (g + math.copysign(r, g))
+            s, c, p = 1.0, 1.0, 0.0
+            i = m - 1
+            early = False
+            while i >= l:
+                f = s * e[i]
+                bb = c * e[i]
+                r = math.hypot(f, g)
+                e[i + 1] = r
+                if r == 0:
+                    d[i + 1] -= p
+                    e[m] = 0
+                    early = True
+                    break
+                s = f / r
+                c = g / r
+                g = d[i + 1] - p
+                r = (d[i] - g) * s + 2 * c * bb
+                p = s * r
+                d[i + 1] = g + p
+                g = c * r - bb
+                for k in range(n):
+                    f = zt[i + 1, k]
+                    zt[i + 1, k] = s * zt[i, k] + c * f
+                    zt[i, k] = c * zt[i, k] - s * f
+                i -= 1
+            if early and i >= l: continue
+            d[l] -= p
+            e[l] = g
+            e[m] = 0
+
+# %% ../nbs/21_linalg.ipynb #e187dfe9
 @numba.njit(cache=True, error_model='numpy')
 def _tridiag_ql_kernel(a, w, v, eps):
     "Eigen-decomposition of each Hermitian `a[b]` (full, destroyed) by tridiagonalisation + implicit QL."
@@ -282,85 +370,11 @@ def _tridiag_ql_kernel(a, w, v, eps):
         A = a[b]
         for i in range(n):
             for j in range(n): zt[i, j] = 1 if i == j else 0   # Q^T, rows updated as reflectors arrive
-        for k in range(n - 1):
-            alpha = A[k + 1, k]
-            xn2 = 0.0
-            for i in range(k + 2, n): xn2 += A[i, k].real ** 2 + A[i, k].imag ** 2
-            if xn2 == 0 and alpha.imag == 0:
-                continue
-            beta = -math.copysign(math.sqrt(alpha.real ** 2 + alpha.imag ** 2 + xn2), alpha.real)
-            tau = (beta - alpha) / beta
-            scale = 1 / (alpha - beta)
-            x[:] = 0
-            x[k + 1] = 1
-            for i in range(k + 2, n): x[i] = A[i, k] * scale
-            # B' = G B G^H with G = I - conj(tau) x x^H on rows/cols k.. (column k becomes beta e_{k+1})
-            for i in range(k, n):
-                t = A[i, k] * 0
-                for j in range(k + 1, n): t += A[i, j] * x[j]
-                wv[i] = t
-            al = 0.0
-            for i in range(k + 1, n): al += (x[i].conjugate() * wv[i]).real
-            t2 = tau.real ** 2 + tau.imag ** 2
-            for i in range(k + 1, n):
-                for j in range(k + 1, n):
-                    A[i, j] = (A[i, j] - tau * wv[i] * x[j].conjugate() - tau.conjugate() * x[i] * wv[j].conjugate()
-                               + t2 * al * x[i] * x[j].conjugate())
-            A[k + 1, k] = beta
-            A[k, k + 1] = beta
-            for i in range(k + 2, n):
-                A[i, k] = 0; A[k, i] = 0
-            # Q := Q H  <=>  Q^T := H^T Q^T, with H = I - tau x x^H, H^T = I - tau conj(x) x^T
-            for j in range(n):
-                t = zt[0, j] * 0
-                for i in range(k + 1, n): t += x[i] * zt[i, j]
-                t *= tau
-                for i in range(k + 1, n): zt[i, j] -= x[i].conjugate() * t
+        _tridiagonalise(A, zt, x, wv)
         for i in range(n):
             d[i] = A[i, i].real
             e[i] = A[i + 1, i].real if i < n - 1 else 0.0
-        for l in range(n):
-            it = 0
-            while True:
-                m = l
-                while m < n - 1:
-                    dd = abs(d[m]) + abs(d[m + 1])
-                    if abs(e[m]) <= eps * dd: break
-                    m += 1
-                if m == l or it > 60: break
-                it += 1
-                g = (d[l + 1] - d[l]) / (2 * e[l])
-                r = math.hypot(g, 1.0)
-                g = d[m] - d[l] + e[l] / (g + math.copysign(r, g))
-                s, c, p = 1.0, 1.0, 0.0
-                i = m - 1
-                early = False
-                while i >= l:
-                    f = s * e[i]
-                    bb = c * e[i]
-                    r = math.hypot(f, g)
-                    e[i + 1] = r
-                    if r == 0:
-                        d[i + 1] -= p
-                        e[m] = 0
-                        early = True
-                        break
-                    s = f / r
-                    c = g / r
-                    g = d[i + 1] - p
-                    r = (d[i] - g) * s + 2 * c * bb
-                    p = s * r
-                    d[i + 1] = g + p
-                    g = c * r - bb
-                    for k in range(n):
-                        f = zt[i + 1, k]
-                        zt[i + 1, k] = s * zt[i, k] + c * f
-                        zt[i, k] = c * zt[i, k] - s * f
-                    i -= 1
-                if early and i >= l: continue
-                d[l] -= p
-                e[l] = g
-                e[m] = 0
+        _tridiag_ql(d, e, zt, eps)
         order = np.argsort(d)
         for j in range(n):
             w[b, j] = d[order[j]]
