@@ -10,6 +10,8 @@ import types
 from collections import Counter
 from typing import Any, Callable, Iterable
 
+from fastcore.basics import patch
+
 # %% auto #0
 __all__ = ['LRScheduler', 'LambdaLR', 'StepLR', 'MultiStepLR', 'ExponentialLR', 'CosineAnnealingLR', 'OneCycleLR',
            'MultiplicativeLR', 'ConstantLR', 'LinearLR', 'PolynomialLR', 'CosineAnnealingWarmRestarts', 'SequentialLR',
@@ -74,6 +76,7 @@ class LRScheduler:
 
     def _current(self) -> list[float]: return [g["lr"] for g in self.optimizer.param_groups]
 
+# %% ../../nbs/14a_lr_scheduler.ipynb #7ce3ed3d
 def _lr_lambdas(optimizer: Any, lr_lambda: Callable[[int], float] | list) -> list:
     "One `lr_lambda` per param group: the one function for all, or a list with one per group."
     n = len(optimizer.param_groups)
@@ -102,6 +105,7 @@ class LambdaLR(LRScheduler):
     def get_lr(self) -> list[float]:
         return [base * f(self.last_epoch) for f, base in zip(self.lr_lambdas, self.base_lrs)]
 
+# %% ../../nbs/14a_lr_scheduler.ipynb #b5d695c7
 class StepLR(LRScheduler):
     "Multiply the lr by `gamma` every `step_size` steps."
     def __init__(self, optimizer: Any, step_size: int, gamma: float = 0.1, last_epoch: int = -1) -> None:
@@ -137,6 +141,7 @@ class ExponentialLR(LRScheduler):
     def _get_closed_form_lr(self) -> list[float]:
         return [base * self.gamma ** self.last_epoch for base in self.base_lrs]
 
+# %% ../../nbs/14a_lr_scheduler.ipynb #8c7d23eb
 class CosineAnnealingLR(LRScheduler):
     "Anneal the lr from its initial value to `eta_min` along half a cosine of period `T_max` (recursive form)."
     def __init__(self, optimizer: Any, T_max: int, eta_min: float = 0.0, last_epoch: int = -1) -> None:
@@ -222,31 +227,34 @@ class OneCycleLR(LRScheduler):
                     group["max_momentum"], group["base_momentum"] = mx, base
         super().__init__(optimizer, last_epoch)
 
-    def _anneal(self, start: float, end: float, pct: float) -> float:
-        if self._anneal_func_type == "cos": return end + (start - end) / 2.0 * (math.cos(math.pi * pct) + 1)
-        return (end - start) * pct + start
+# %% ../../nbs/14a_lr_scheduler.ipynb #b8dbce88
+@patch
+def _anneal(self: OneCycleLR, start: float, end: float, pct: float) -> float:
+    if self._anneal_func_type == "cos": return end + (start - end) / 2.0 * (math.cos(math.pi * pct) + 1)
+    return (end - start) * pct + start
 
-    def get_lr(self) -> list[float]:
-        t = self.last_epoch
-        if t > self.total_steps:
-            raise ValueError(f"Tried to step {t} times. The specified number of total steps is {self.total_steps}")
-        lrs = []
-        for group in self.optimizer.param_groups:
-            start = 0.0
-            for i, ph in enumerate(self._schedule_phases):
-                end = ph["end_step"]
-                if t <= end or i == len(self._schedule_phases) - 1:
-                    pct = (t - start) / (end - start)
-                    lr = self._anneal(group[ph["start_lr"]], group[ph["end_lr"]], pct)
-                    if self.cycle_momentum:
-                        mom = self._anneal(group[ph["start_momentum"]], group[ph["end_momentum"]], pct)
-                    break
-                start = end
-            lrs.append(lr)
-            if self.cycle_momentum:
-                if self.use_beta1: group["betas"] = (mom, *group["betas"][1:])
-                else: group["momentum"] = mom
-        return lrs
+@patch
+def get_lr(self: OneCycleLR) -> list[float]:
+    t = self.last_epoch
+    if t > self.total_steps:
+        raise ValueError(f"Tried to step {t} times. The specified number of total steps is {self.total_steps}")
+    lrs = []
+    for group in self.optimizer.param_groups:
+        start = 0.0
+        for i, ph in enumerate(self._schedule_phases):
+            end = ph["end_step"]
+            if t <= end or i == len(self._schedule_phases) - 1:
+                pct = (t - start) / (end - start)
+                lr = self._anneal(group[ph["start_lr"]], group[ph["end_lr"]], pct)
+                if self.cycle_momentum:
+                    mom = self._anneal(group[ph["start_momentum"]], group[ph["end_momentum"]], pct)
+                break
+            start = end
+        lrs.append(lr)
+        if self.cycle_momentum:
+            if self.use_beta1: group["betas"] = (mom, *group["betas"][1:])
+            else: group["momentum"] = mom
+    return lrs
 
 # %% ../../nbs/14a_lr_scheduler.ipynb #9c0dd5ad
 class MultiplicativeLR(LRScheduler):
