@@ -42,6 +42,7 @@ def _global_name(g: Any) -> str:
     "`module.qualname` of a class or function."
     return f"{g.__module__}.{g.__qualname__}"
 
+# %% ../nbs/16_serialization.ipynb #8db86968
 def _encode(obj: Any, tensors: list, buffers: list, path: str = "obj", memo: dict | None = None) -> Any:
     "A JSON-able description of `obj`, with tensors appended to `tensors`/`buffers` (`memo`: objects seen)."
     if memo is None: memo = {}
@@ -89,6 +90,7 @@ def _encode(obj: Any, tensors: list, buffers: list, path: str = "obj", memo: dic
                     f"and dicts of them, and objects of named classes (a whole nn.Module); {path} is a "
                     f"{type(obj).__module__}.{type(obj).__name__} (save a module's state_dict() instead)")
 
+# %% ../nbs/16_serialization.ipynb #58032425
 def _serialize(obj: Any) -> bytes:
     "The complete file contents for `obj`."
     tensors, buffers = [], []
@@ -143,6 +145,7 @@ def _check(raw: bytes, name: str) -> tuple[dict, memoryview]:
         raise RuntimeError(f"{name}: corrupted minitorch checkpoint (checksum mismatch)")
     return header, memoryview(raw)[start + hlen:len(raw) - 4]
 
+# %% ../nbs/16_serialization.ipynb #bcae4c2c
 def _target_device(saved: str, map_location: Any) -> str:
     "Where a tensor saved on `saved` goes under `map_location`."
     if map_location is None: target = saved
@@ -155,6 +158,7 @@ def _target_device(saved: str, map_location: Any) -> str:
                            "map_location=minitorch.device('cpu') to map your storages to the CPU.")
     return target
 
+# %% ../nbs/16_serialization.ipynb #acfa9705
 # the only names a header may give as a dtype: a lookup table, never `getattr` on the module (a crafted
 # header could otherwise name `save`, `load` or anything else the module holds)
 _DTYPES = {d.name: d for d in minitorch.dtypes._ALL_DTYPES}
@@ -171,6 +175,7 @@ def _index(v: Any, what: str) -> int:
         raise RuntimeError(f"corrupted minitorch checkpoint: {what} must be a non-negative integer, got {str(v)[:60]}")
     return v
 
+# %% ../nbs/16_serialization.ipynb #aaff2efd
 def _make_tensor(meta: dict, data: memoryview, map_location: Any) -> minitorch.Tensor:
     "Rebuild one tensor from its header entry and the data section."
     dt = _dtype(meta["dtype"])
@@ -196,6 +201,7 @@ def _make_tensor(meta: dict, data: memoryview, map_location: Any) -> minitorch.T
     if meta.get("requires_grad"): t.requires_grad_(True)
     return t
 
+# %% ../nbs/16_serialization.ipynb #364866c9
 def _decode(node: Any, tensors: list, memo: dict | None = None, weights_only: bool = True) -> Any:
     "Rebuild the object that `_encode` described (classes only through the allow-list, `_resolve`)."
     if memo is None: memo = {}
@@ -228,6 +234,7 @@ def _decode(node: Any, tensors: list, memo: dict | None = None, weights_only: bo
         return obj
     raise RuntimeError(f"corrupted minitorch checkpoint: unknown entry kind {kind!r}")
 
+# %% ../nbs/16_serialization.ipynb #6f2309c3
 def load(f: str | os.PathLike | BinaryIO, map_location: Any = None, weights_only: bool = True) -> Any:
     "Load an object saved by `save`: data only; classes only from the allow-list (`weights_only=False`: minitorch's too)."
     if hasattr(f, "read"): raw, name = f.read(), getattr(f, "name", "<file>")
