@@ -57,6 +57,23 @@ def test_rpc_sync_async_against_torch(basic):
                            "minitorch.float64"]
 
 
+def test_async_execution_frees_the_serving_thread(basic):
+    "24 calls whose Futures are pending on worker1 (16 threads) do not block the call that completes them."
+    c, _, _ = basic
+    assert c["gates_pending"] == 0 and c["gates_released"] == 24 and c["gates"] == [7] * 24
+    assert c["async_fail"] == ("KeyError", True)       # set_exception on the callee's Future reaches the caller
+
+
+def test_functions_is_a_submodule():
+    import importlib
+    import minitorch.distributed.rpc as rpc
+    mod = importlib.import_module("minitorch.distributed.rpc.functions")
+    assert mod is rpc.functions and mod.async_execution is rpc.functions.async_execution
+    from minitorch.futures import Future
+    from minitorch.distributed.rpc import Future as RpcFuture     # the one Future class
+    assert RpcFuture is Future
+
+
 def test_remote_rref_and_proxies(basic):
     c, _, _ = basic
     a = torch.arange(4.)

@@ -2,12 +2,15 @@
 compares with torch computed locally. argv[1]: 'basic' or 'dead'."""
 import os
 import sys
+import threading
 import time
 
 import zmq
 
 import minitorch as torch
 import minitorch.distributed.rpc as rpc
+import minitorch.futures
+from minitorch.distributed.rpc.functions import async_execution
 
 rank = int(os.environ["RANK"])
 MARK = os.environ.get("RPC_MARK_FILE", "/nonexistent")
@@ -41,6 +44,30 @@ def async_add(to, a, b):
     return rpc.rpc_async(to, add, (a, b)).then(lambda f: f.wait() * 2)
 
 
+_gates, _gates_lock = [], threading.Lock()
+
+
+@async_execution                       # imported from the submodule, as `torch.distributed.rpc.functions`
+def wait_gate():
+    "Returns at once with a Future; the reply goes out when `release` completes it (no thread waits meanwhile)."
+    f = torch.futures.Future()
+    with _gates_lock: _gates.append(f)
+    return f
+
+
+def release(v):
+    with _gates_lock: gates, _gates[:] = list(_gates), []
+    for f in gates: f.set_result(v)
+    return len(gates)
+
+
+@async_execution
+def async_fail():
+    f = torch.futures.Future()
+    threading.Timer(0.05, lambda: f.set_exception(KeyError("later"))).start()
+    return f
+
+
 def check(name, value): print("CHECK", name, repr(value), flush=True)
 
 
@@ -62,6 +89,13 @@ def basic():
     check("async", [f.wait().item() for f in futs])
     check("then", rpc.rpc_async("worker1", add, (1, 2)).then(lambda f: f.value() + 10).wait())
     check("async_execution", rpc.rpc_sync("worker1", async_add, ("worker2", 3, 4)))
+    waiting = [rpc.rpc_async("worker1", wait_gate) for _ in range(24)]   # more than worker1's 16 threads
+    time.sleep(0.3)
+    check("gates_pending", [f.done() for f in waiting].count(True))
+    check("gates_released", rpc.rpc_sync("worker1", release, (7,)))
+    check("gates", torch.futures.wait_all(waiting))
+    try: rpc.rpc_sync("worker1", async_fail); check("async_fail", None)
+    except KeyError as e: check("async_fail", ("KeyError", "later" in str(e)))
     check("info", (repr(rpc.get_worker_info()), repr(rpc.get_worker_info("worker2"))))
     big = torch.randn(512, 512)
     check("big", rpc.rpc_sync("worker2", add, (big, 1.0)).sub(big).sum().item())

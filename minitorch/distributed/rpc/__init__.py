@@ -26,12 +26,13 @@ import zmq
 
 from ... import dtypes as dt
 from ...tensors import Tensor, from_numpy, empty
-from .. import Future
+from ...futures import Future
 
 # %% auto #0
-__all__ = ['RpcBackendOptions', 'ZmqRpcBackendOptions', 'ZERO_COPY_BYTES', 'REQUEST', 'RESPONSE', 'ERROR', 'LOG', 'WorkerInfo',
-           'BackendType', 'TensorPipeRpcBackendOptions', 'allow_module', 'is_available', 'init_rpc', 'get_worker_info',
-           'get_rpc_timeout', 'rpc_async', 'rpc_sync', 'RRef', 'remote', 'functions', 'shutdown']
+__all__ = ['RpcBackendOptions', 'ZmqRpcBackendOptions', 'ZERO_COPY_BYTES', 'REQUEST', 'RESPONSE', 'ERROR', 'LOG', 'functions',
+           'WorkerInfo', 'BackendType', 'TensorPipeRpcBackendOptions', 'allow_module', 'is_available', 'init_rpc',
+           'get_worker_info', 'get_rpc_timeout', 'rpc_async', 'rpc_sync', 'RRef', 'remote', 'async_execution',
+           'shutdown']
 
 # %% ../../../nbs/23_rpc.ipynb #06926767
 @dataclass(frozen=True)
@@ -242,6 +243,9 @@ def _check(frames: list, token: bytes, max_bytes: int) -> tuple:
     return kind, flags, mid, src, ctx, send
 
 # %% ../../../nbs/23_rpc.ipynb #ac0ac662
+def _reraise(e: BaseException): raise e
+
+
 class _Hooks:
     "What distributed autograd plugs into RPC (set by `minitorch.distributed.autograd`): no-ops until then."
     current: Callable[[], int] = staticmethod(lambda: -1)
@@ -364,19 +368,29 @@ class _Agent:
             if not callable(func): raise TypeError(f"RPC target {func!r} is not callable")
             result = func(*args, **kwargs)
             if getattr(func, "_mt_async_execution", False):
-                if not isinstance(result, Future):
+                if not hasattr(result, "add_done_callback"):
                     raise TypeError(f"async_execution function {func.__qualname__} must return a Future")
-                result = result.wait()
-            self.send(src, RESPONSE, mid, result, ctx, route=ident)
+                result.add_done_callback(lambda f: self._reply(ident, mid, src, ctx, f.wait))
+                return                                          # the thread is free; the callback replies
+            self._reply(ident, mid, src, ctx, lambda: result)
         except BaseException as e:
-            tb = traceback.format_exc()
-            try:
-                self.send(src, ERROR, mid, (type(e).__module__, type(e).__qualname__, repr(e), tb), -1, route=ident)
-            except BaseException as e2:     # the error itself did not pickle
-                self.send(src, ERROR, mid, ("builtins", "RuntimeError", repr(e2), tb), -1, route=ident)
+            self._reply(ident, mid, src, ctx, lambda err=e: _reraise(err))
+        finally:
+            if token is not None: _Hooks.leave(token)
+
+    def _reply(self, ident: bytes, mid: int, src: int, ctx: int, get: Callable) -> None:
+        "Send `get()` back to the caller, or the error it raises (with its traceback); the call is then over."
+        try:
+            try: self.send(src, RESPONSE, mid, get(), ctx, route=ident)
+            except BaseException as e:
+                tb = traceback.format_exc()
+                try:
+                    self.send(src, ERROR, mid, (type(e).__module__, type(e).__qualname__, repr(e), tb), -1,
+                              route=ident)
+                except BaseException as e2:     # the error itself did not pickle
+                    self.send(src, ERROR, mid, ("builtins", "RuntimeError", repr(e2), tb), -1, route=ident)
         finally:
             with self.lock: self.active -= 1
-            if token is not None: _Hooks.leave(token)
 
     # --- calling
     def call(self, dst: int, func: Callable, args: tuple, kwargs: dict, timeout: float) -> Future:
@@ -721,15 +735,19 @@ def remote(to: str | int | WorkerInfo, func: Callable, args: tuple | None = None
     return RRef._user(rid, dst, rid, fut)
 
 # %% ../../../nbs/23_rpc.ipynb #93c56231
-class functions:
-    "`rpc.functions.async_execution`: a function that returns a Future; the reply is sent when it completes."
-    @staticmethod
-    def async_execution(fn: Callable) -> Callable:
-        import functools
-        @functools.wraps(fn)
-        def wrapper(*args, **kwargs): return fn(*args, **kwargs)
-        wrapper._mt_async_execution = True
-        return wrapper
+def async_execution(fn: Callable) -> Callable:
+    "`rpc.functions.async_execution`: `fn` returns a Future; the caller's reply is sent when that Future completes."
+    import functools
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs): return fn(*args, **kwargs)
+    wrapper._mt_async_execution = True
+    return wrapper
+
+
+# `minitorch.distributed.rpc.functions` is a module, importable like torch's
+functions = types.ModuleType(__name__ + ".functions", "RPC function decorators: `async_execution`.")
+functions.async_execution = async_execution
+sys.modules[functions.__name__] = functions
 
 
 _barrier_state = {"n": 0, "gen": 0, "cv": threading.Condition()}
