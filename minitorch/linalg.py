@@ -407,7 +407,92 @@ def lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True, adjoin
     Y = solve_triangular(L.mH, Y, upper=True, left=False, unitriangular=True)
     return solve_triangular(U.mH, Y, upper=False, left=False)
 
-# %% ../nbs/21d_linalg_more.ipynb #66aae9f5
+# %% ../nbs/21d_linalg_more.ipynb #9a29fe72
+@numba.njit(cache=True, error_model='numpy')
+def _hessenberg(H, Z, u):
+    "Householder reduction of `H` (in place) to upper Hessenberg form, the reflectors accumulated into `Z`."
+    n = H.shape[0]
+    for k in range(n - 2):   # Householder: H := G H G^H, Z := Z G^H
+        alpha = H[k + 1, k]
+        xn2 = 0.0
+        for i in range(k + 2, n): xn2 += H[i, k].real ** 2 + H[i, k].imag ** 2
+        if xn2 == 0: continue
+        beta = -math.copysign(math.sqrt(alpha.real ** 2 + alpha.imag ** 2 + xn2), alpha.real)
+        tau = (beta - alpha) / beta
+        sc = 1 / (alpha - beta)
+        u[:] = 0
+        u[k + 1] = 1
+        for i in range(k + 2, n): u[i] = H[i, k] * sc
+        tc = tau.conjugate()
+        for j in range(n):
+            t = H[0, 0] * 0
+            for i in range(k + 1, n): t += u[i].conjugate() * H[i, j]
+            t *= tc
+            for i in range(k + 1, n): H[i, j] -= u[i] * t
+        for M in (H, Z):
+            for i in range(n):
+                t = H[0, 0] * 0
+                for j in range(k + 1, n): t += M[i, j] * u[j]
+                t *= tau
+                for j in range(k + 1, n): M[i, j] -= t * u[j].conjugate()
+        for i in range(k + 2, n): H[i, k] = 0
+
+# %% ../nbs/21d_linalg_more.ipynb #09768122
+@numba.njit(cache=True, error_model='numpy')
+def _schur_qr(H, Z, eps):
+    "Shifted QR on Hessenberg `H` (in place) until it is upper triangular (Schur form); rotations also update `Z`."
+    n = H.shape[0]
+    hi = n - 1
+    iters = 0
+    total = 0
+    while hi > 0 and total < 100 * n:
+        l = hi
+        while l > 0:
+            if abs(H[l, l - 1]) <= eps * (abs(H[l, l]) + abs(H[l - 1, l - 1])):
+                H[l, l - 1] = 0
+                break
+            l -= 1
+        if l == hi:
+            hi -= 1
+            iters = 0
+            continue
+        iters += 1
+        total += 1
+        a11, a12, a21, a22 = H[hi - 1, hi - 1], H[hi - 1, hi], H[hi, hi - 1], H[hi, hi]
+        if iters % 11 == 10:
+            mu = a22 + abs(a21)
+        else:
+            m = (a11 + a22) / 2
+            disc = np.sqrt((a11 - a22) * (a11 - a22) / 4 + a12 * a21)
+            mu1, mu2 = m + disc, m - disc
+            mu = mu1 if abs(mu1 - a22) < abs(mu2 - a22) else mu2
+        x = H[l, l] - mu
+        y = H[l + 1, l]
+        for k in range(l, hi):
+            if k > l:
+                x = H[k, k - 1]
+                y = H[k + 1, k - 1]
+            ax = abs(x)
+            r = math.sqrt(ax * ax + abs(y) ** 2)
+            if r == 0: continue
+            if ax == 0:
+                c = 0.0
+                s = 1.0 + 0j
+            else:
+                c = ax / r
+                s = (x / ax) * y.conjugate() / r
+            for j in range(max(k - 1, 0), n):
+                hk, hk1 = H[k, j], H[k + 1, j]
+                H[k, j] = c * hk + s * hk1
+                H[k + 1, j] = -s.conjugate() * hk + c * hk1
+            for M, top in ((H, min(k + 2, hi)), (Z, n - 1)):
+                for i in range(top + 1):
+                    mk, mk1 = M[i, k], M[i, k + 1]
+                    M[i, k] = c * mk + s.conjugate() * mk1
+                    M[i, k + 1] = -s * mk + c * mk1
+            if k > l: H[k + 1, k - 1] = 0
+
+# %% ../nbs/21d_linalg_more.ipynb #0b8d5089
 @numba.njit(cache=True, error_model='numpy')
 def _eig_kernel(a, w, v, eps):
     "Eigenvalues `w` and unit eigenvectors `v` of each complex `a[b]` (destroyed): Hessenberg + shifted QR."
@@ -418,79 +503,8 @@ def _eig_kernel(a, w, v, eps):
         H = a[b]
         for i in range(n):
             for j in range(n): Z[i, j] = 1 if i == j else 0
-        for k in range(n - 2):   # Householder: H := G H G^H, Z := Z G^H
-            alpha = H[k + 1, k]
-            xn2 = 0.0
-            for i in range(k + 2, n): xn2 += H[i, k].real ** 2 + H[i, k].imag ** 2
-            if xn2 == 0: continue
-            beta = -math.copysign(math.sqrt(alpha.real ** 2 + alpha.imag ** 2 + xn2), alpha.real)
-            tau = (beta - alpha) / beta
-            sc = 1 / (alpha - beta)
-            u[:] = 0
-            u[k + 1] = 1
-            for i in range(k + 2, n): u[i] = H[i, k] * sc
-            tc = tau.conjugate()
-            for j in range(n):
-                t = H[0, 0] * 0
-                for i in range(k + 1, n): t += u[i].conjugate() * H[i, j]
-                t *= tc
-                for i in range(k + 1, n): H[i, j] -= u[i] * t
-            for M in (H, Z):
-                for i in range(n):
-                    t = H[0, 0] * 0
-                    for j in range(k + 1, n): t += M[i, j] * u[j]
-                    t *= tau
-                    for j in range(k + 1, n): M[i, j] -= t * u[j].conjugate()
-            for i in range(k + 2, n): H[i, k] = 0
-        hi = n - 1
-        iters = 0
-        total = 0
-        while hi > 0 and total < 100 * n:
-            l = hi
-            while l > 0:
-                if abs(H[l, l - 1]) <= eps * (abs(H[l, l]) + abs(H[l - 1, l - 1])):
-                    H[l, l - 1] = 0
-                    break
-                l -= 1
-            if l == hi:
-                hi -= 1
-                iters = 0
-                continue
-            iters += 1
-            total += 1
-            a11, a12, a21, a22 = H[hi - 1, hi - 1], H[hi - 1, hi], H[hi, hi - 1], H[hi, hi]
-            if iters % 11 == 10:
-                mu = a22 + abs(a21)
-            else:
-                m = (a11 + a22) / 2
-                disc = np.sqrt((a11 - a22) * (a11 - a22) / 4 + a12 * a21)
-                mu1, mu2 = m + disc, m - disc
-                mu = mu1 if abs(mu1 - a22) < abs(mu2 - a22) else mu2
-            x = H[l, l] - mu
-            y = H[l + 1, l]
-            for k in range(l, hi):
-                if k > l:
-                    x = H[k, k - 1]
-                    y = H[k + 1, k - 1]
-                ax = abs(x)
-                r = math.sqrt(ax * ax + abs(y) ** 2)
-                if r == 0: continue
-                if ax == 0:
-                    c = 0.0
-                    s = 1.0 + 0j
-                else:
-                    c = ax / r
-                    s = (x / ax) * y.conjugate() / r
-                for j in range(max(k - 1, 0), n):
-                    hk, hk1 = H[k, j], H[k + 1, j]
-                    H[k, j] = c * hk + s * hk1
-                    H[k + 1, j] = -s.conjugate() * hk + c * hk1
-                for M, top in ((H, min(k + 2, hi)), (Z, n - 1)):
-                    for i in range(top + 1):
-                        mk, mk1 = M[i, k], M[i, k + 1]
-                        M[i, k] = c * mk + s.conjugate() * mk1
-                        M[i, k + 1] = -s * mk + c * mk1
-                if k > l: H[k + 1, k - 1] = 0
+        _hessenberg(H, Z, u)
+        _schur_qr(H, Z, eps)
         nrm = 0.0
         for i in range(n):
             for j in range(i, n): nrm = max(nrm, abs(H[i, j]))
