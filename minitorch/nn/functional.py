@@ -15,6 +15,8 @@ import numpy as np
 import minitorch
 from ..tensors import Tensor
 from ..autograd import Function
+from ..autograd import _State, _modes_on
+from ..backends import to_numpy as _to_numpy, from_numpy as _from_numpy
 
 # %% auto #0
 __all__ = ['elu_', 'leaky_relu_', 'hardtanh_', 'selu_', 'celu_', 'threshold_', 'linear', 'bilinear', 'relu', 'gelu', 'silu', 'sigmoid', 'tanh', 'softmax', 'log_softmax', 'logsigmoid', 'softplus', 'leaky_relu', 'gumbel_softmax', 'relu_', 'rrelu', 'rrelu_', 'channel_shuffle', 'pad', 'unfold', 'conv2d', 'conv1d', 'conv_transpose2d', 'conv_transpose1d', 'scaled_dot_product_attention']
@@ -40,6 +42,16 @@ def _legacy_reduction(size_average: bool | None, reduce: bool | None) -> str:
     return ('mean' if size_average else 'sum') if reduce else 'none'
 
 # %% ../../nbs/11_nn_layers.ipynb #62dc9efa
+def _blas_ok(*ts: Tensor) -> bool:
+    "CPU tensors of one float dtype: numpy's BLAS computes their products as PyTorch's does."
+    d = ts[0].dtype
+    return (d is minitorch.float32 or d is minitorch.float64) and all(
+        t.dtype is d and t._device.type == 'cpu' for t in ts)
+
+def _np_tensor(arr: np.ndarray, like: Tensor) -> Tensor:
+    "A fresh numpy result as a tensor of `like`'s dtype and device."
+    return Tensor._make(_from_numpy(arr, like.dtype), like.dtype, like._device)
+
 class _Addmm(Function):
     "`bias + x @ wt` for 2-D `x` and `wt`: PyTorch's `addmm` node behind `linear`."
     _node_name = 'AddmmBackward0'
@@ -47,11 +59,21 @@ class _Addmm(Function):
     def forward(ctx, bias, x, wt):
         ctx.save_for_backward(x, wt)
         ctx.bias_shape = bias.shape
+        if (_blas_ok(bias, x, wt) and x._data.shape[1] == wt._data.shape[0]
+                and bias._data.shape == wt._data.shape[1:]):
+            out = np.matmul(_to_numpy(x._data), _to_numpy(wt._data))   # one BLAS call, the bias added in place
+            out += _to_numpy(bias._data)
+            return Tensor._make(_from_numpy(out, x.dtype), x.dtype, x._device)
         return x.mm(wt).add_(bias)
     @staticmethod
     def backward(ctx, g):
         x, wt = ctx.saved_tensors
         need = ctx.needs_input_grad
+        if (_blas_ok(g, x, wt) and ctx.bias_shape == g._data.shape[1:] and not minitorch.is_grad_enabled()
+                and not (_modes_on[0] and _State.dispatch_modes)):   # (a mode that sees backward's ops sees them)
+            G, X, W = _to_numpy(g._data), _to_numpy(x._data), _to_numpy(wt._data)
+            return (_np_tensor(G.sum(0), g) if need[0] else None, _np_tensor(G @ W.T, g) if need[1] else None,
+                    _np_tensor(G.T @ X, g).mT if need[2] else None)
         gb = minitorch.ops.sum_to_shape(g, ctx.bias_shape) if need[0] else None
         gx = g.mm(wt.mT) if need[1] else None
         gw = g.mT.mm(x).mT if need[2] else None
