@@ -9,6 +9,8 @@ import math
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
+from fastcore.basics import patch
+
 # %% auto #0
 __all__ = ['mul', 'add', 'neg', 'lt', 'eq', 'max', 'is_close', 'log', 'exp', 'inv', 'sigmoid', 'relu', 'log_back', 'inv_back',
            'relu_back', 'map', 'zipWith', 'reduce', 'central_difference', 'Context', 'ScalarHistory', 'ScalarFunction',
@@ -437,25 +439,28 @@ class Scalar:
     def sigmoid(self) -> Scalar: return Sigmoid.apply(self)
     def relu(self) -> Scalar: return ReLU.apply(self)
 
-    # The backward pass (its pieces are explained below).
-    def accumulate_derivative(self, d: float) -> None:
-        "Add `d` to this leaf's `.derivative` (gradients accumulate, as in PyTorch)."
-        self.derivative = d if self.derivative is None else self.derivative + d
+# %% ../nbs/01_scalar.ipynb #86cc0613
+@patch
+def accumulate_derivative(self: Scalar, d: float) -> None:
+    "Add `d` to this leaf's `.derivative` (gradients accumulate, as in PyTorch)."
+    self.derivative = d if self.derivative is None else self.derivative + d
 
-    def chain_rule(self, d_output: float) -> list[tuple[Scalar, float]]:
-        "Pairs (input, derivative) for the inputs that require grad, given `d_output` for this value."
-        h = self.history
-        grads = h.last_fn.backward(h.ctx, d_output)
-        if not isinstance(grads, tuple):
-            grads = (grads,)
-        return [(inp, float(g)) for inp, g in zip(h.inputs, grads) if inp.requires_grad]
+@patch
+def chain_rule(self: Scalar, d_output: float) -> list[tuple[Scalar, float]]:
+    "Pairs (input, derivative) for the inputs that require grad, given `d_output` for this value."
+    h = self.history
+    grads = h.last_fn.backward(h.ctx, d_output)
+    if not isinstance(grads, tuple):
+        grads = (grads,)
+    return [(inp, float(g)) for inp, g in zip(h.inputs, grads) if inp.requires_grad]
 
-    def backward(self, d_output: float | None = None) -> None:
-        "Backpropagate from this value into every leaf's `.derivative` (`d_output` defaults to 1)."
-        if not self.requires_grad:
-            raise RuntimeError("element 0 of tensors does not require grad and "
-                               "does not have a grad_fn")
-        backpropagate(self, 1.0 if d_output is None else d_output)
+@patch
+def backward(self: Scalar, d_output: float | None = None) -> None:
+    "Backpropagate from this value into every leaf's `.derivative` (`d_output` defaults to 1)."
+    if not self.requires_grad:
+        raise RuntimeError("element 0 of tensors does not require grad and "
+                           "does not have a grad_fn")
+    backpropagate(self, 1.0 if d_output is None else d_output)
 
 # %% ../nbs/01_scalar.ipynb #e9140cb2
 def topological_sort(variable: Scalar) -> list[Scalar]:
