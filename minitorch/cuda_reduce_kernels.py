@@ -237,17 +237,13 @@ def reduce_acc(op: str, name: str) -> str:
     if cat == "bool": return "int32"
     return "float32" if name in _WORDS else name
 
-# %% ../nbs/13b_cuda_reduce.ipynb #0a753eab
-@functools.lru_cache(maxsize=None)
-def reduce_kernels(op: str, in_name: str, out_name: str, threads: int = ROW_THREADS) -> tuple:
-    "Kernels of reduction `op`: two passes (partials, final) with `threads` per block, and one thread per row."
+# %% ../nbs/13b_cuda_reduce.ipynb #0ccccfbb
+def _reduce_helpers(op: str, in_name: str, threads: int) -> tuple:
+    "Device helpers of reduction `op`: accumulator type, loader, `to_acc`, `combine` and the block's `block_tree`."
     pick, load = _PICK[op], loader(in_name)
     acc = numba.from_dtype(np.dtype(reduce_acc(op, in_name)))
     np_acc = np.dtype(reduce_acc(op, in_name)).type
     truth = op in ("any", "all")
-    store = storer(out_name, _category(reduce_acc(op, in_name)) == "complex")
-    is_arg = op in ("argmax", "argmin")
-    identity = _IDENTITY[op]
 
     @register_jitable
     def to_acc(x):
@@ -271,6 +267,16 @@ def reduce_kernels(op: str, in_name: str, out_name: str, threads: int = ROW_THRE
                 si[t] = i
             cuda.syncthreads()
             s //= 2
+    return acc, load, to_acc, combine, block_tree
+
+# %% ../nbs/13b_cuda_reduce.ipynb #075a2800
+@functools.lru_cache(maxsize=None)
+def reduce_kernels(op: str, in_name: str, out_name: str, threads: int = ROW_THREADS) -> tuple:
+    "Kernels of reduction `op`: two passes (partials, final) with `threads` per block, and one thread per row."
+    acc, load, to_acc, combine, block_tree = _reduce_helpers(op, in_name, threads)
+    store = storer(out_name, _category(reduce_acc(op, in_name)) == "complex")
+    is_arg = op in ("argmax", "argmin")
+    identity = _IDENTITY[op]
 
     @cuda.jit
     def partials(pv, pi, a, out_shape, a_strides, a_offset, dim_stride, length, rows):
