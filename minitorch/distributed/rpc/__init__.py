@@ -23,6 +23,7 @@ from typing import Any, Callable
 
 import numpy as np
 import zmq
+from fastcore.basics import patch
 
 from ... import dtypes as dt
 from ...tensors import Tensor, from_numpy, empty
@@ -242,7 +243,7 @@ def _check(frames: list, token: bytes, max_bytes: int) -> tuple:
     if total > max_bytes: raise _MessageError(f"RPC message of {total} bytes is over the {max_bytes}-byte limit")
     return kind, flags, mid, src, ctx, send
 
-# %% ../../../nbs/23_rpc.ipynb #ac0ac662
+# %% ../../../nbs/23_rpc.ipynb #72b304bd
 def _reraise(e: BaseException): raise e
 
 
@@ -261,7 +262,7 @@ def _timeout_error(timeout: float) -> RuntimeError:
     return RuntimeError(f"RPC ran for more than set timeout ({int(timeout * 1000)} ms) and will now be marked with "
                         f"an error")
 
-
+# %% ../../../nbs/23_rpc.ipynb #61e48889
 class _Agent:
     "One worker: a ROUTER socket that serves calls, a DEALER per peer for calls out, an I/O thread, a pool."
     def __init__(self, name: str, rank: int, world_size: int, opts: TensorPipeRpcBackendOptions) -> None:
@@ -305,122 +306,138 @@ class _Agent:
         self._push([where, header, payload, *buffers])
         return rrefs
 
-    # --- the I/O thread: owns every socket but the inproc PUSHes
-    def _loop(self) -> None:
-        poller = zmq.Poller()
-        poller.register(self.router, zmq.POLLIN)
-        poller.register(self.pull, zmq.POLLIN)
-        dealers: dict[int, zmq.Socket] = {}
-        while self.running:
-            for sock, _ in poller.poll(100):
-                if sock is self.pull: self._forward(dealers, poller)
-                elif sock is self.router:
-                    ident, *frames = self.router.recv_multipart(copy=False)
-                    self._arrive(frames, ident.bytes)
-                else:
-                    self._arrive(sock.recv_multipart(copy=False), None)
-        while self.pull.poll(50): self._forward(dealers, poller)     # flush what was sent before stop
-        for d in dealers.values(): d.close(linger=1000)
-        self.router.close(linger=1000)
+# %% ../../../nbs/23_rpc.ipynb #1ea2494d
+# the I/O thread: owns every socket but the inproc PUSHes
+@patch
+def _loop(self: _Agent) -> None:
+    poller = zmq.Poller()
+    poller.register(self.router, zmq.POLLIN)
+    poller.register(self.pull, zmq.POLLIN)
+    dealers: dict[int, zmq.Socket] = {}
+    while self.running:
+        for sock, _ in poller.poll(100):
+            if sock is self.pull: self._forward(dealers, poller)
+            elif sock is self.router:
+                ident, *frames = self.router.recv_multipart(copy=False)
+                self._arrive(frames, ident.bytes)
+            else:
+                self._arrive(sock.recv_multipart(copy=False), None)
+    while self.pull.poll(50): self._forward(dealers, poller)     # flush what was sent before stop
+    for d in dealers.values(): d.close(linger=1000)
+    self.router.close(linger=1000)
 
-    def _forward(self, dealers: dict, poller: zmq.Poller) -> None:
-        "Send one message pushed by another thread: a reply through the ROUTER, a call through the peer's DEALER."
-        where, *msg = self.pull.recv_multipart(copy=False)
-        where = where.bytes
-        if where[:1] == b"R":
-            self.router.send_multipart([where[1:], *msg], copy=False)
-            return
-        dst = struct.unpack("<i", where[1:])[0]
-        if dst not in dealers:
-            d = dealers[dst] = self.zctx.socket(zmq.DEALER)
-            d.setsockopt(zmq.LINGER, 1000)
-            d.connect(self.addrs[dst])
-            poller.register(d, zmq.POLLIN)
-        dealers[dst].send_multipart(msg, copy=False)
 
-    def _arrive(self, frames: list, ident: bytes | None) -> None:
-        try:
-            kind, flags, mid, src, ctx, send = _check(frames, self.token, self.opts.max_message_bytes)
-            if not 0 <= src < len(self.workers): raise _MessageError(f"RPC message from unknown worker {src}")
-        except _MessageError as e:
-            self.rejected.append(str(e))
-            print(f"minitorch.distributed.rpc: {self.name} rejected a message: {e}", file=sys.stderr)
-            return
-        if kind == REQUEST and ident is not None:
-            self.pool.submit(self._serve, ident, mid, src, ctx, send, frames)
-        elif kind != REQUEST and ident is None:
-            with self.lock: slot = self.pending.pop(mid, None)
-            if slot is not None:
-                slot[1] = (kind, src, ctx, send, frames)
-                slot[0].set()
+@patch
+def _forward(self: _Agent, dealers: dict, poller: zmq.Poller) -> None:
+    "Send one message pushed by another thread: a reply through the ROUTER, a call through the peer's DEALER."
+    where, *msg = self.pull.recv_multipart(copy=False)
+    where = where.bytes
+    if where[:1] == b"R":
+        self.router.send_multipart([where[1:], *msg], copy=False)
+        return
+    dst = struct.unpack("<i", where[1:])[0]
+    if dst not in dealers:
+        d = dealers[dst] = self.zctx.socket(zmq.DEALER)
+        d.setsockopt(zmq.LINGER, 1000)
+        d.connect(self.addrs[dst])
+        poller.register(d, zmq.POLLIN)
+    dealers[dst].send_multipart(msg, copy=False)
 
-    def _decode(self, src: int, ctx: int, send: int, frames: list) -> Any:
-        obj, recv = _loads(frames[1].buffer, [f.buffer for f in frames[2:]], src)
-        if recv and ctx != -1: _Hooks.on_recv(ctx, src, send, recv)
-        return obj
+# %% ../../../nbs/23_rpc.ipynb #63b1944b
+@patch
+def _arrive(self: _Agent, frames: list, ident: bytes | None) -> None:
+    try:
+        kind, flags, mid, src, ctx, send = _check(frames, self.token, self.opts.max_message_bytes)
+        if not 0 <= src < len(self.workers): raise _MessageError(f"RPC message from unknown worker {src}")
+    except _MessageError as e:
+        self.rejected.append(str(e))
+        print(f"minitorch.distributed.rpc: {self.name} rejected a message: {e}", file=sys.stderr)
+        return
+    if kind == REQUEST and ident is not None:
+        self.pool.submit(self._serve, ident, mid, src, ctx, send, frames)
+    elif kind != REQUEST and ident is None:
+        with self.lock: slot = self.pending.pop(mid, None)
+        if slot is not None:
+            slot[1] = (kind, src, ctx, send, frames)
+            slot[0].set()
 
-    # --- serving a call, in a pool thread
-    def _serve(self, ident: bytes, mid: int, src: int, ctx: int, send: int, frames: list) -> None:
-        token = _Hooks.enter(ctx) if ctx != -1 else None
-        with self.lock: self.active += 1
-        try:
-            func, args, kwargs = self._decode(src, ctx, send, frames)
-            if not callable(func): raise TypeError(f"RPC target {func!r} is not callable")
-            result = func(*args, **kwargs)
-            if getattr(func, "_mt_async_execution", False):
-                if not hasattr(result, "add_done_callback"):
-                    raise TypeError(f"async_execution function {func.__qualname__} must return a Future")
-                result.add_done_callback(lambda f: self._reply(ident, mid, src, ctx, f.wait))
-                return                                          # the thread is free; the callback replies
-            self._reply(ident, mid, src, ctx, lambda: result)
+
+@patch
+def _decode(self: _Agent, src: int, ctx: int, send: int, frames: list) -> Any:
+    obj, recv = _loads(frames[1].buffer, [f.buffer for f in frames[2:]], src)
+    if recv and ctx != -1: _Hooks.on_recv(ctx, src, send, recv)
+    return obj
+
+# %% ../../../nbs/23_rpc.ipynb #f7738402
+# serving a call, in a pool thread
+@patch
+def _serve(self: _Agent, ident: bytes, mid: int, src: int, ctx: int, send: int, frames: list) -> None:
+    token = _Hooks.enter(ctx) if ctx != -1 else None
+    with self.lock: self.active += 1
+    try:
+        func, args, kwargs = self._decode(src, ctx, send, frames)
+        if not callable(func): raise TypeError(f"RPC target {func!r} is not callable")
+        result = func(*args, **kwargs)
+        if getattr(func, "_mt_async_execution", False):
+            if not hasattr(result, "add_done_callback"):
+                raise TypeError(f"async_execution function {func.__qualname__} must return a Future")
+            result.add_done_callback(lambda f: self._reply(ident, mid, src, ctx, f.wait))
+            return                                          # the thread is free; the callback replies
+        self._reply(ident, mid, src, ctx, lambda: result)
+    except BaseException as e:
+        self._reply(ident, mid, src, ctx, lambda err=e: _reraise(err))
+    finally:
+        if token is not None: _Hooks.leave(token)
+
+
+@patch
+def _reply(self: _Agent, ident: bytes, mid: int, src: int, ctx: int, get: Callable) -> None:
+    "Send `get()` back to the caller, or the error it raises (with its traceback); the call is then over."
+    try:
+        try: self.send(src, RESPONSE, mid, get(), ctx, route=ident)
         except BaseException as e:
-            self._reply(ident, mid, src, ctx, lambda err=e: _reraise(err))
-        finally:
-            if token is not None: _Hooks.leave(token)
+            tb = traceback.format_exc()
+            try:
+                self.send(src, ERROR, mid, (type(e).__module__, type(e).__qualname__, repr(e), tb), -1,
+                          route=ident)
+            except BaseException as e2:     # the error itself did not pickle
+                self.send(src, ERROR, mid, ("builtins", "RuntimeError", repr(e2), tb), -1, route=ident)
+    finally:
+        with self.lock: self.active -= 1
 
-    def _reply(self, ident: bytes, mid: int, src: int, ctx: int, get: Callable) -> None:
-        "Send `get()` back to the caller, or the error it raises (with its traceback); the call is then over."
-        try:
-            try: self.send(src, RESPONSE, mid, get(), ctx, route=ident)
-            except BaseException as e:
-                tb = traceback.format_exc()
-                try:
-                    self.send(src, ERROR, mid, (type(e).__module__, type(e).__qualname__, repr(e), tb), -1,
-                              route=ident)
-                except BaseException as e2:     # the error itself did not pickle
-                    self.send(src, ERROR, mid, ("builtins", "RuntimeError", repr(e2), tb), -1, route=ident)
-        finally:
-            with self.lock: self.active -= 1
+# %% ../../../nbs/23_rpc.ipynb #335b3534
+# calling
+@patch
+def call(self: _Agent, dst: int, func: Callable, args: tuple, kwargs: dict, timeout: float) -> Future:
+    mid = next(self.ids)
+    event = threading.Event()
+    slot = [event, None, None]
+    with self.lock: self.pending[mid] = slot
+    slot[2] = self.send(dst, REQUEST, mid, (func, args, kwargs), _Hooks.current())  # RRefs sent stay alive
+    start, peer = time.monotonic(), self.workers[dst]
 
-    # --- calling
-    def call(self, dst: int, func: Callable, args: tuple, kwargs: dict, timeout: float) -> Future:
-        mid = next(self.ids)
-        event = threading.Event()
-        slot = [event, None, None]
-        with self.lock: self.pending[mid] = slot
-        slot[2] = self.send(dst, REQUEST, mid, (func, args, kwargs), _Hooks.current())  # RRefs sent stay alive
-        start, peer = time.monotonic(), self.workers[dst]
+    def get():
+        left = None if timeout == 0 else max(0.0, start + timeout - time.monotonic())
+        if not event.wait(left):
+            with self.lock: self.pending.pop(mid, None)
+            raise _timeout_error(timeout)
+        kind, src, ctx, send, frames = slot[1]
+        slot[2] = None
+        obj = self._decode(src, ctx, send, frames)
+        if kind == ERROR: raise _remote_error(peer, *obj)
+        return obj
+    return Future(get, event.is_set)
 
-        def get():
-            left = None if timeout == 0 else max(0.0, start + timeout - time.monotonic())
-            if not event.wait(left):
-                with self.lock: self.pending.pop(mid, None)
-                raise _timeout_error(timeout)
-            kind, src, ctx, send, frames = slot[1]
-            slot[2] = None
-            obj = self._decode(src, ctx, send, frames)
-            if kind == ERROR: raise _remote_error(peer, *obj)
-            return obj
-        return Future(get, event.is_set)
 
-    def stop(self, wait: float = 5.0) -> None:
-        "Let calls being served finish (up to `wait` s), flush what they sent, close the sockets."
-        end = time.monotonic() + wait
-        while self.active and time.monotonic() < end: time.sleep(0.005)
-        self.running = False
-        self.io.join(5)
-        self.pool.shutdown(wait=False, cancel_futures=True)
-        self.zctx.destroy(linger=200)
+@patch
+def stop(self: _Agent, wait: float = 5.0) -> None:
+    "Let calls being served finish (up to `wait` s), flush what they sent, close the sockets."
+    end = time.monotonic() + wait
+    while self.active and time.monotonic() < end: time.sleep(0.005)
+    self.running = False
+    self.io.join(5)
+    self.pool.shutdown(wait=False, cancel_futures=True)
+    self.zctx.destroy(linger=200)
 
 
 def _describe(obj: Any) -> str:
