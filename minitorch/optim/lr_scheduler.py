@@ -282,6 +282,7 @@ class ConstantLR(LRScheduler):
     def _get_closed_form_lr(self) -> list[float]:
         return [base * (self.factor + (self.last_epoch >= self.total_iters) * (1 - self.factor)) for base in self.base_lrs]
 
+# %% ../../nbs/14a_lr_scheduler.ipynb #92565388
 class LinearLR(LRScheduler):
     "lr × a factor going linearly from `start_factor` to `end_factor` over `total_iters` steps."
     def __init__(self, optimizer: Any, start_factor: float = 1.0 / 3, end_factor: float = 1.0, total_iters: int = 5,
@@ -315,7 +316,6 @@ class PolynomialLR(LRScheduler):
     def _get_closed_form_lr(self) -> list[float]:
         return [base * (1.0 - min(self.total_iters, self.last_epoch) / self.total_iters) ** self.power
                 for base in self.base_lrs]
-
 
 # %% ../../nbs/14a_lr_scheduler.ipynb #31493874
 class CosineAnnealingWarmRestarts(LRScheduler):
@@ -398,6 +398,7 @@ class SequentialLR(LRScheduler):
         self.__dict__.update(state_dict)
         for s, sd in zip(self._schedulers, saved): s.load_state_dict(sd)
 
+# %% ../../nbs/14a_lr_scheduler.ipynb #83affc94
 class ChainedScheduler(LRScheduler):
     "Step every scheduler in `schedulers` on each `step()`."
     def __init__(self, schedulers: list, optimizer: Any = None) -> None:
@@ -410,7 +411,6 @@ class ChainedScheduler(LRScheduler):
         for s in self._schedulers: s.step()
         self._last_lr = [g["lr"] for g in self._schedulers[-1].optimizer.param_groups]
     state_dict, load_state_dict = SequentialLR.state_dict, SequentialLR.load_state_dict
-
 
 # %% ../../nbs/14a_lr_scheduler.ipynb #9f93bb5d
 class ReduceLROnPlateau(LRScheduler):
