@@ -369,17 +369,23 @@ def __len__(self: Tensor) -> int:
 @patch
 def __bool__(self: Tensor) -> bool:
     if self.numel() != 1:
-        raise RuntimeError(f"Boolean value of Tensor with more than one value is ambiguous")
+        what = "no values" if self.numel() == 0 else "more than one value"
+        raise RuntimeError(f"Boolean value of Tensor with {what} is ambiguous")
     return builtins.bool(self.item())
 
-@patch
-def __float__(self: Tensor) -> float: return builtins.float(self.item())
+def _scalar(self: Tensor) -> Any:
+    "Python's number conversions (`int(t)`, `float(t)`) raise ValueError, unlike `item()`'s RuntimeError."
+    if self.numel() != 1: raise ValueError("only one element tensors can be converted to Python scalars")
+    return self.item()
 
 @patch
-def __int__(self: Tensor) -> int: return builtins.int(self.item())
+def __float__(self: Tensor) -> float: return builtins.float(_scalar(self))
 
 @patch
-def __complex__(self: Tensor) -> complex: return builtins.complex(self.item())
+def __int__(self: Tensor) -> int: return builtins.int(_scalar(self))
+
+@patch
+def __complex__(self: Tensor) -> complex: return builtins.complex(_scalar(self))
 
 @patch
 def __index__(self: Tensor) -> int:

@@ -157,10 +157,21 @@ def _make_inplace(name: str, fn: Callable, overlap_ok: bool = False) -> Callable
     def f(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
         if not overlap_ok: _check_overlap(self)
         else: _warn_overlap(self, name)
+        if name in _CAST_FIRST and args: _check_cast(self, args[0])
         return inplace(self, fn, *args, **kwargs)
     f.__name__ = name
     f.__doc__ = f"In-place version of `{fn.__name__}`."
     return f
+
+# PyTorch checks the bitwise in-place ops' result type before any kernel runs, so `int_t &= 0.5`
+# is a cast error (RuntimeError), not the float kernel's NotImplementedError.
+_CAST_FIRST = {'bitwise_and_', 'bitwise_or_', 'bitwise_xor_'}
+
+def _check_cast(self: Tensor, other: Any) -> None:
+    "Raise PyTorch's cast error when `self op other` cannot be stored back in `self`'s dtype."
+    r = _result_type(self, other)
+    if r is not self.dtype and not dt.can_cast(r, self.dtype):
+        raise RuntimeError(f"result type {_legacy(r)} can't be cast to the desired output type {_legacy(self.dtype)}")
 
 def _copy_fn(x: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
     "The out-of-place value of `x.copy_(src)`: `src` broadcast to x's shape, in x's dtype."
@@ -171,6 +182,10 @@ def _copy_fn(x: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
 @patch
 def copy_(self: Tensor, src: Tensor, non_blocking: bool = False) -> Tensor:
     "Copy `src` (broadcast, cast) into this tensor."
+    if isinstance(src, Tensor) and tuple(src.shape) != tuple(self.shape):   # src must broadcast to self's shape
+        shape = broadcast_shapes(self.shape, src.shape)
+        if tuple(shape) != tuple(self.shape):
+            raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast shape {list(shape)}")
     _check_overlap(self)
     return _copy_into(self, src, _CopyFrom)
 

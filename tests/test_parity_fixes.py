@@ -1,0 +1,51 @@
+"Torch-vs-minitorch checks for parity fixes found by the random-program comparison (issue 12)."
+import pytest
+import torch
+import minitorch as mt
+
+
+def same_error(f):
+    "Run `f(torch)` and `f(mt)`: both must raise the same exception class with the same message."
+    with pytest.raises(Exception) as te: f(torch)
+    with pytest.raises(Exception) as me: f(mt)
+    assert type(me.value) is type(te.value), (type(me.value), type(te.value))
+    assert str(me.value) == str(te.value)
+
+
+@pytest.mark.parametrize("case", [
+    lambda L: L.tensor([1, 2]).__iand__(0.5),
+    lambda L: L.tensor([1, 2]).__ior__(L.tensor([1., 2.])),
+    lambda L: L.tensor([1, 2]).bitwise_xor_(0.5),
+    lambda L: L.tensor([True, False]).__ior__(L.tensor([1, 2])),
+    lambda L: L.tensor([1., 2.]).__ior__(1),
+    lambda L: L.tensor([1, 2]).add_(0.5),
+])
+def test_inplace_cast_error(case):
+    same_error(case)
+
+
+def test_bitwise_inplace_still_works():
+    for L in (torch, mt):
+        t = L.tensor([6, 3]); t &= 5; t |= L.tensor([8, 0]); t ^= 1
+        assert t.tolist() == [13, 0]
+
+
+@pytest.mark.parametrize("dst,src", [((), (1,)), ((1,), (2,)), ((2,), (3,)), ((2, 3), (3, 3))])
+def test_copy_shape_error(dst, src):
+    same_error(lambda L: L.zeros(dst).copy_(L.ones(src)))
+
+
+def test_copy_broadcast_ok():
+    for L in (torch, mt):
+        t = L.zeros(2, 3); t.copy_(L.arange(3.)); assert t.tolist() == [[0., 1., 2.]] * 2
+        z = L.zeros(()); z.copy_(L.tensor(4.)); assert z.item() == 4.
+
+
+@pytest.mark.parametrize("conv", [int, float, complex, bool])
+@pytest.mark.parametrize("data", [[1., 2.], []])
+def test_scalar_conversion_error(conv, data):
+    same_error(lambda L: conv(L.tensor(data)))
+
+
+def test_item_error_still_runtime():
+    same_error(lambda L: L.tensor([1., 2.]).item())
