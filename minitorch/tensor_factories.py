@@ -5,6 +5,7 @@
 # %% ../nbs/06b_tensor_factories.ipynb #2f712cb7
 from __future__ import annotations
 import builtins
+import functools
 import math
 import os
 from typing import Any, Iterable, Sequence
@@ -67,8 +68,9 @@ def _sizes(size: tuple, fn: str = 'zeros', varargs: bool = True) -> tuple[int, .
     return tuple(out)
 
 # %% ../nbs/06b_tensor_factories.ipynb #0fe0dd7d
+@functools.cache
 def _physical_memory() -> int | None:
-    "Bytes of RAM on this machine (None where the OS does not say)."
+    "Bytes of RAM on this machine (None where the OS does not say; asked once)."
     try: return os.sysconf('SC_PHYS_PAGES') * os.sysconf('SC_PAGE_SIZE')
     except (ValueError, OSError, AttributeError): return None
 
@@ -85,6 +87,8 @@ def _alloc_check(shape: tuple, dtype: dtype) -> int:
     if mem is not None and nbytes > mem: raise _alloc_error(nbytes)   # refuse before numpy tries
     return nbytes
 
+_PLAIN_ONE = (builtins.bool, builtins.int, builtins.float)
+
 def _alloc(shape: tuple, dtype: dtype, fill: Any = 0) -> np.ndarray:
     "A fresh flat host array for `shape`, stored directly in `dtype`'s storage, filled with the Python number `fill`."
     nbytes = _alloc_check(shape, dtype)
@@ -93,6 +97,7 @@ def _alloc(shape: tuple, dtype: dtype, fill: Any = 0) -> np.ndarray:
     n = math.prod(shape)   # flat: numpy arrays stop at 64 dimensions, tensors do not
     try:
         if isinstance(fill, builtins.int) and fill == 0: return np.zeros(n, sd)   # also False
+        if type(fill) in _PLAIN_ONE and fill == 1 and dtype is not dt.complex32: return np.ones(n, sd)   # `ones`
         a = np.empty(n, sd)
         a[...] = _np_to_data(np.array([fill]), dtype).storage[0]   # the fill cast once, like PyTorch
         return a

@@ -154,9 +154,12 @@ def _mark_creation(t: Tensor, requires_grad: bool) -> Tensor:
     if requires_grad:
         _check_grad_dtype(t)
         t._requires_grad = True
-    from minitorch import autograd as _ag
-    if _ag._State.inference: t._inference = True
+    global _autograd
+    if _autograd is None: from minitorch import autograd as _autograd   # (imported once: it imports this module)
+    if _autograd._State.inference: t._inference = True
     return t
+
+_autograd = None
 
 def _check_numpy(arr: np.ndarray) -> dtype:
     "The dtype of a numpy array PyTorch accepts (refusing other byte orders, strings, objects...)."
