@@ -105,9 +105,6 @@ def test_empty_filled_like_torch(name):
         tl = torch.empty_like(torch.ones(4, dtype=getattr(torch, name)))
         assert str(ml.tolist()) == str(tl.tolist())
 
-_OPS = pytest.mark.xfail(reason="needs alert_not_deterministic in the op (owner's notebook)", strict=False)
-
-@_OPS
 def test_max_unpool_raises_on_cpu():
     torch.use_deterministic_algorithms(True); minitorch.use_deterministic_algorithms(True)
     x, i = [[[[1., 2.], [3., 4.]]]], [[[[0, 3], [5, 6]]]]
@@ -115,7 +112,6 @@ def test_max_unpool_raises_on_cpu():
     em = _err(lambda: minitorch.nn.functional.max_unpool2d(minitorch.tensor(x), minitorch.tensor(i), 2))
     assert et == em
 
-@_OPS
 @pytest.mark.parametrize('op,caller', [
     (lambda x: minitorch.histc(x), '_histc_cuda with floating point input'),
     (lambda x: minitorch.bincount(minitorch.tensor([0, 1, 1], device=x.device), weights=x), '_bincount_cuda'),
