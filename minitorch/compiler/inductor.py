@@ -171,9 +171,7 @@ def _strides_in(shape: tuple, space: tuple) -> list[int]:
     "Element strides of a contiguous array of `shape` read at the indices of `space` (0 where it broadcasts)."
     st, acc = [0] * len(space), 1
     for i in range(1, len(shape) + 1):
-        if shape[-i] != 1 or space[-i] == 1: st[-i] = acc
-        if shape[-i] != 1: st[-i] = acc
-        else: st[-i] = 0
+        st[-i] = acc if shape[-i] != 1 else 0
         acc *= shape[-i]
     return st
 
@@ -242,8 +240,9 @@ def generate(group: FusedGroup, users_outside: set) -> tuple[str, list[Node], li
         body += [f'    out{outputs.index(n)}[r * {cols} + c] = e_{n.name}' for n in elem_outs]
     params = ', '.join([f'in{i}' for i in range(len(inputs))] + [f'out{k}' for k in range(len(outputs))])
     par = rows * cols >= PARALLEL_MIN           # threads cost more than they save on a small kernel
+    # fastmath 'nsz' only: a value recomputed in two loops must round alike (see below)
     lines = ['import math, numba', 'import numpy as np', '',
-             f'@numba.njit(parallel={par}, cache=True, fastmath={{"reassoc", "contract", "arcp", "nsz"}})',
+             f'@numba.njit(parallel={par}, cache=True, fastmath={{"nsz"}})',
              f'def kernel({params}):', f'    for r in {"numba.prange" if par else "range"}({rows}):'] + ['        ' + s for s in body]
     return '\n'.join(lines) + '\n', inputs, outputs
 
