@@ -93,7 +93,7 @@ def _resolve(module: str, qualname: str) -> Any:
         raise pickle.UnpicklingError(f"RPC refuses to unpickle global '{module}.{qualname}'")
     return obj
 
-# %% ../../../nbs/23_rpc.ipynb #38e8438e
+# %% ../../../nbs/23_rpc.ipynb #1c1e8e22
 _NP_DTYPE: dict = {}
 
 
@@ -132,7 +132,7 @@ class _Pickler(pickle.Pickler):
             return ("R", *obj._fork_to(self.dst))
         return None
 
-
+# %% ../../../nbs/23_rpc.ipynb #04e6d7a1
 ZERO_COPY_BYTES = 1 << 16   # a received tensor at least this big uses the frame's memory; smaller ones are copied
 
 
@@ -149,7 +149,7 @@ def _writable(arr: np.ndarray) -> np.ndarray:
     "out read-only views, but a received message belongs to us alone.) Small frames are simply copied."
     return np.asarray(_Owner(arr))
 
-
+# %% ../../../nbs/23_rpc.ipynb #7ef44919
 def _lookup(obj: Any, qualname: str) -> Any:
     for part in qualname.split("."): obj = getattr(obj, part, None)
     return obj
@@ -173,7 +173,7 @@ def _global(module: str, name: str) -> Any:
     "The receiving side of `reducer_override`: the same policy as any global."
     return _resolve(module, name)
 
-
+# %% ../../../nbs/23_rpc.ipynb #9d8747ec
 class _Unpickler(pickle.Unpickler):
     "The restricted unpickler: globals only from minitorch, `__main__` and allowed modules; tensors from frames."
     def __init__(self, f, frames: list, src: int) -> None:
