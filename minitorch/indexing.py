@@ -106,8 +106,10 @@ class Flip(Function):
         return Flip.apply(g, ctx.dims), None
 
 def flip(input: Tensor, dims: Any) -> Tensor:
-    "Reverse the elements along `dims`."
-    dims = (dims,) if isinstance(dims, builtins.int) else tuple(dims)
+    "Reverse the elements along `dims` (a tuple: `torch.flip(x, 1)` is a TypeError; the method `x.flip(1)` is fine)."
+    if isinstance(dims, builtins.int):
+        raise TypeError(f"flip(): argument 'dims' (position 2) must be tuple of ints, not {type(dims).__name__}")
+    dims = tuple(dims)
     if input.dtype is dt.complex32:
         raise NotImplementedError("\"flip_cpu\" not implemented for 'ComplexHalf'")
     _no_repeats(dims, input.ndim)
@@ -117,12 +119,12 @@ def flip(input: Tensor, dims: Any) -> Tensor:
 def fliplr(input: Tensor) -> Tensor:
     "Flip dim 1."
     if input.ndim < 2: raise RuntimeError("Input must be >= 2-d.")
-    return flip(input, 1)
+    return flip(input, (1,))
 
 def flipud(input: Tensor) -> Tensor:
     "Flip dim 0."
     if input.ndim < 1: raise RuntimeError("Input must be >= 1-d.")
-    return flip(input, 0)
+    return flip(input, (0,))
 
 def roll(input: Tensor, shifts: Any, dims: Any = None) -> Tensor:
     "Rotate elements by `shifts` along `dims` (flattened when None)."

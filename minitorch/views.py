@@ -618,3 +618,10 @@ for _f in (reshape, permute, transpose, swapaxes, swapdims, t, squeeze, unsqueez
     setattr(Tensor, _f.__name__, _f)
 Tensor.swapaxes = Tensor.swapdims = transpose
 Tensor.moveaxis = movedim
+
+def _flip_method(self: Tensor, *dims: Any, **kwargs: Any) -> Tensor:
+    "`x.flip(0, 1)` or `x.flip((0, 1))`: the method takes dims as varargs, unlike `flip(x, dims)`."
+    if 'dims' in kwargs: return flip(self, kwargs.pop('dims'), **kwargs)
+    if not dims: raise TypeError('flip() missing 1 required positional arguments: "dims"')
+    return flip(self, dims[0] if len(dims) == 1 and not isinstance(dims[0], builtins.int) else dims)
+Tensor.flip = _flip_method

@@ -49,3 +49,18 @@ def test_scalar_conversion_error(conv, data):
 
 def test_item_error_still_runtime():
     same_error(lambda L: L.tensor([1., 2.]).item())
+
+
+def test_flip_int_dims_is_type_error():
+    same_error(lambda L: L.flip(L.arange(4).reshape(2, 2), 1))
+    for L in (torch, mt):
+        with pytest.raises(TypeError): L.flip(L.arange(4).reshape(2, 2), dims=1)
+        with pytest.raises(TypeError): L.arange(4).reshape(2, 2).flip()
+
+
+@pytest.mark.parametrize("call", [
+    lambda L, x: x.flip(1), lambda L, x: x.flip(0, 1), lambda L, x: x.flip((0, 1)), lambda L, x: x.flip([0]),
+    lambda L, x: x.flip(dims=(1,)), lambda L, x: L.flip(x, (0,)), lambda L, x: L.fliplr(x), lambda L, x: L.flipud(x),
+])
+def test_flip_forms_match(call):
+    assert call(mt, mt.arange(6).reshape(2, 3)).tolist() == call(torch, torch.arange(6).reshape(2, 3)).tolist()
