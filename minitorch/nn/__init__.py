@@ -151,6 +151,7 @@ class ParameterList(Module):
         return '\n'.join(f'({i}): Parameter containing: [{p.dtype} of size {"x".join(map(str, p.shape))}]'
                          for i, p in enumerate(self))
 
+# %% ../../nbs/12b_nn.ipynb #01f18e01
 class ParameterDict(Module):
     "A dict of parameters, registered under their keys, in insertion order."
     def __init__(self, parameters: Any = None) -> None:
