@@ -274,6 +274,7 @@ class safe_globals:
         _SAFE_GLOBALS.clear()
         _SAFE_GLOBALS.update(self.saved)
 
+# %% ../nbs/16_serialization.ipynb #0a028fe6
 def _lookup(name: str) -> Any:
     "The object `module.qualname` names, looked up among modules already imported (never importing one)."
     import sys
