@@ -20,12 +20,12 @@ from .linalg_functions import *
 from .linalg_kernels import (_batch, _check, _eigh_np, _eps, _lu_np, _out, _svd_np)
 from .linalg_functions import (_LUFExT, _LUFT, _LUT, _LstsqT, _bcast, _eye_like, _info_t, _named, _rdtype, _sq)
 from .linalg_ldl import ldl_factor, ldl_factor_ex, ldl_solve
+from .linalg_eig import Eig, eig, eigvals, _cdtype, _check_eig, _eig_kernel, _hessenberg, _schur_qr
 
 # %% auto #0
 __all__ = ['matmul', 'Pinv', 'pinv', 'matrix_rank', 'lstsq', 'MatrixExp', 'matrix_exp', 'matrix_power', 'vector_norm',
            'matrix_norm', 'norm', 'cond', 'cross', 'vecdot', 'multi_dot', 'tensorinv', 'tensorsolve', 'diagonal',
-           'vander', 'LUFactor', 'lu_unpack', 'LU', 'lu_factor_ex', 'lu_factor', 'lu', 'lu_solve', 'Eig', 'eig',
-           'eigvals', 'logdet']
+           'vander', 'LUFactor', 'lu_unpack', 'LU', 'lu_factor_ex', 'lu_factor', 'lu', 'lu_solve', 'logdet']
 
 # %% ../nbs/21d_linalg_more.ipynb #a3f53363
 def _pinv_np(a: np.ndarray, atol: Any, rtol: Any, hermitian: bool) -> np.ndarray:
@@ -406,184 +406,6 @@ def lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True, adjoin
     Y = B @ P   # X U^H L^H P^T = B
     Y = solve_triangular(L.mH, Y, upper=True, left=False, unitriangular=True)
     return solve_triangular(U.mH, Y, upper=False, left=False)
-
-# %% ../nbs/21d_linalg_more.ipynb #9a29fe72
-@numba.njit(cache=True, error_model='numpy')
-def _hessenberg(H, Z, u):
-    "Householder reduction of `H` (in place) to upper Hessenberg form, the reflectors accumulated into `Z`."
-    n = H.shape[0]
-    for k in range(n - 2):   # Householder: H := G H G^H, Z := Z G^H
-        alpha = H[k + 1, k]
-        xn2 = 0.0
-        for i in range(k + 2, n): xn2 += H[i, k].real ** 2 + H[i, k].imag ** 2
-        if xn2 == 0: continue
-        beta = -math.copysign(math.sqrt(alpha.real ** 2 + alpha.imag ** 2 + xn2), alpha.real)
-        tau = (beta - alpha) / beta
-        sc = 1 / (alpha - beta)
-        u[:] = 0
-        u[k + 1] = 1
-        for i in range(k + 2, n): u[i] = H[i, k] * sc
-        tc = tau.conjugate()
-        for j in range(n):
-            t = H[0, 0] * 0
-            for i in range(k + 1, n): t += u[i].conjugate() * H[i, j]
-            t *= tc
-            for i in range(k + 1, n): H[i, j] -= u[i] * t
-        for M in (H, Z):
-            for i in range(n):
-                t = H[0, 0] * 0
-                for j in range(k + 1, n): t += M[i, j] * u[j]
-                t *= tau
-                for j in range(k + 1, n): M[i, j] -= t * u[j].conjugate()
-        for i in range(k + 2, n): H[i, k] = 0
-
-# %% ../nbs/21d_linalg_more.ipynb #09768122
-@numba.njit(cache=True, error_model='numpy')
-def _schur_qr(H, Z, eps):
-    "Shifted QR on Hessenberg `H` (in place) until it is upper triangular (Schur form); rotations also update `Z`."
-    n = H.shape[0]
-    hi = n - 1
-    iters = 0
-    total = 0
-    while hi > 0 and total < 100 * n:
-        l = hi
-        while l > 0:
-            if abs(H[l, l - 1]) <= eps * (abs(H[l, l]) + abs(H[l - 1, l - 1])):
-                H[l, l - 1] = 0
-                break
-            l -= 1
-        if l == hi:
-            hi -= 1
-            iters = 0
-            continue
-        iters += 1
-        total += 1
-        a11, a12, a21, a22 = H[hi - 1, hi - 1], H[hi - 1, hi], H[hi, hi - 1], H[hi, hi]
-        if iters % 11 == 10:
-            mu = a22 + abs(a21)
-        else:
-            m = (a11 + a22) / 2
-            disc = np.sqrt((a11 - a22) * (a11 - a22) / 4 + a12 * a21)
-            mu1, mu2 = m + disc, m - disc
-            mu = mu1 if abs(mu1 - a22) < abs(mu2 - a22) else mu2
-        x = H[l, l] - mu
-        y = H[l + 1, l]
-        for k in range(l, hi):
-            if k > l:
-                x = H[k, k - 1]
-                y = H[k + 1, k - 1]
-            ax = abs(x)
-            r = math.sqrt(ax * ax + abs(y) ** 2)
-            if r == 0: continue
-            if ax == 0:
-                c = 0.0
-                s = 1.0 + 0j
-            else:
-                c = ax / r
-                s = (x / ax) * y.conjugate() / r
-            for j in range(max(k - 1, 0), n):
-                hk, hk1 = H[k, j], H[k + 1, j]
-                H[k, j] = c * hk + s * hk1
-                H[k + 1, j] = -s.conjugate() * hk + c * hk1
-            for M, top in ((H, min(k + 2, hi)), (Z, n - 1)):
-                for i in range(top + 1):
-                    mk, mk1 = M[i, k], M[i, k + 1]
-                    M[i, k] = c * mk + s.conjugate() * mk1
-                    M[i, k + 1] = -s * mk + c * mk1
-            if k > l: H[k + 1, k - 1] = 0
-
-# %% ../nbs/21d_linalg_more.ipynb #0b8d5089
-@numba.njit(cache=True, error_model='numpy')
-def _eig_kernel(a, w, v, eps):
-    "Eigenvalues `w` and unit eigenvectors `v` of each complex `a[b]` (destroyed): Hessenberg + shifted QR."
-    nb, n, _ = a.shape
-    u = np.zeros(n, dtype=a.dtype)
-    Z = np.zeros((n, n), dtype=a.dtype)
-    for b in range(nb):
-        H = a[b]
-        for i in range(n):
-            for j in range(n): Z[i, j] = 1 if i == j else 0
-        _hessenberg(H, Z, u)
-        _schur_qr(H, Z, eps)
-        nrm = 0.0
-        for i in range(n):
-            for j in range(i, n): nrm = max(nrm, abs(H[i, j]))
-        small = max(eps * nrm, 1e-300)
-        for k in range(n):
-            lam = H[k, k]
-            w[b, k] = lam
-            y = np.zeros(n, dtype=a.dtype)
-            y[k] = 1
-            for i in range(k - 1, -1, -1):
-                t = H[0, 0] * 0
-                for j in range(i + 1, k + 1): t += H[i, j] * y[j]
-                d = H[i, i] - lam
-                if abs(d) < small: d = small
-                y[i] = -t / d
-            nv = 0.0
-            for i in range(n):
-                t = H[0, 0] * 0
-                for j in range(k + 1): t += Z[i, j] * y[j]
-                v[b, i, k] = t
-                nv += t.real ** 2 + t.imag ** 2
-            nv = math.sqrt(nv)
-            for i in range(n): v[b, i, k] /= nv
-
-# %% ../nbs/21d_linalg_more.ipynb #8f378e29
-def _cdtype(d: Any) -> Any:
-    return {dt.float32: dt.complex64, dt.float64: dt.complex128}.get(d, d)
-
-class Eig(Function):
-    @staticmethod
-    def forward(ctx, A: Tensor):
-        a, bs = _batch(A)
-        c = a.astype(np.complex64 if a.dtype in (np.float32, np.complex64) else np.complex128)
-        w = np.zeros(c.shape[:-1], c.dtype)
-        v = np.zeros_like(c)
-        if c.size: _eig_kernel(c, w, v, _eps(c))
-        W, V = _out(w, bs, A.device), _out(v, bs, A.device)
-        ctx.real = not A.dtype.is_complex
-        ctx.save_for_backward(W, V)
-        ctx.set_materialize_grads(False)
-        return W, V
-
-    @staticmethod
-    def backward(ctx, gL, gV):
-        L, V = ctx.saved_tensors
-        Vh = V.mH
-        if gV is None:
-            inner = diag_embed(gL)
-        else:
-            VhgV = Vh @ gV
-            d = _diagonal(VhgV, 0, -2, -1)
-            if not bool((d.imag.abs() <= 1e-2).all()):
-                raise RuntimeError("linalg_eig_backward: The eigenvectors in the complex case are specified up to "
-                                   "multiplication by e^{i phi}. The specified loss function depends on this "
-                                   "quantity, so it is ill-defined.")
-            inner = VhgV - Vh @ (V * d.real.to(V.dtype).unsqueeze(-2))
-            Lc = L.conj()
-            E = Lc.unsqueeze(-2) - Lc.unsqueeze(-1)
-            E = E + diag_embed(1 - _diagonal(E, 0, -2, -1))
-            inner = inner / E
-            inner = inner - diag_embed(_diagonal(inner, 0, -2, -1))
-            if gL is not None: inner = inner + diag_embed(gL)
-        gA = Solve.apply(Vh, inner @ Vh)[0]
-        return gA.real if ctx.real else gA
-
-def _check_eig(A: Tensor, name: str) -> None:
-    if not (A.dtype.is_floating_point or A.dtype.is_complex):
-        raise RuntimeError(f"Unknown Complex ScalarType for {_legacy(A.dtype)}")
-    _check(A, name, 'linalg_eig_out_cpu', square=True)
-
-def eig(A: Tensor, *, out: Any = None) -> tuple:
-    "Eigenvalues and unit eigenvectors of general square matrices (always complex)."
-    _check_eig(A, 'linalg.eig')
-    return _named('linalg_eig', 'eigenvalues eigenvectors')(*Eig.apply(A))
-
-def eigvals(A: Tensor, *, out: Any = None) -> Tensor:
-    "Eigenvalues of general square matrices (complex)."
-    _check_eig(A, 'linalg.eigvals')
-    return Eig.apply(A)[0]
 
 # %% ../nbs/21d_linalg_more.ipynb #d1649890
 def logdet(A: Tensor) -> Tensor:
