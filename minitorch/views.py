@@ -587,6 +587,24 @@ Tensor.tril_ = _make_inplace('tril_', tril)
 
 Tensor.triu_ = _make_inplace('triu_', triu)
 
+# The in-place scans keep the tensor's dtype: a `dtype=` that differs is an error, and bool (whose
+# out-of-place scan gives int64) has no in-place kernel.
+def _scan_inplace(name: str) -> Callable:
+    from .sum_reductions import cumsum, cumprod
+    from .reductions import _MM_NAMES
+    run = _make_inplace(name + '_', {'cumsum': cumsum, 'cumprod': cumprod}[name])
+    def f(self: Tensor, dim: int, *, dtype: dtype | None = None) -> Tensor:
+        if dtype is not None and dtype is not self.dtype:
+            n = lambda d: _MM_NAMES.get(d, d.name)
+            raise RuntimeError(f"Bad in-place call: input tensor dtype {n(self.dtype)} and output tensor dtype "
+                               f"{n(dtype)} should match")
+        if self.dtype is dt.bool: raise NotImplementedError(f"\"{name}_out_cpu\" not implemented for 'Bool'")
+        return run(self, dim)
+    f.__name__, f.__doc__ = name + '_', f"In-place version of `{name}`."
+    return f
+
+Tensor.cumsum_, Tensor.cumprod_ = _scan_inplace('cumsum'), _scan_inplace('cumprod')
+
 Tensor.t_ = lambda self: _replace_view(self, t(self))
 
 Tensor.transpose_ = Tensor.swapaxes_ = Tensor.swapdims_ = lambda self, d0, d1: _replace_view(self, transpose(self, d0, d1))

@@ -64,3 +64,35 @@ def test_flip_int_dims_is_type_error():
 ])
 def test_flip_forms_match(call):
     assert call(mt, mt.arange(6).reshape(2, 3)).tolist() == call(torch, torch.arange(6).reshape(2, 3)).tolist()
+
+
+@pytest.mark.parametrize("name", ["cumsum_", "cumprod_"])
+@pytest.mark.parametrize("dtype,dim", [("float32", 0), ("float32", -1), ("int64", 1), ("float16", 0), ("float64", 1)])
+def test_inplace_scans(name, dtype, dim):
+    data = [[1., 2., -3.], [0.5, 4., 2.]]
+    ts = torch.tensor(data).to(getattr(torch, dtype))
+    ms = mt.tensor(data).to(getattr(mt, dtype))
+    rt, rm = getattr(ts, name)(dim), getattr(ms, name)(dim)
+    assert rt is ts and rm is ms
+    torch.testing.assert_close(torch.tensor(ms.tolist(), dtype=ts.dtype), ts)
+
+
+@pytest.mark.parametrize("name", ["cumsum_", "cumprod_"])
+def test_inplace_scan_grad(name):
+    grads = []
+    for L in (torch, mt):
+        x = L.tensor([1., 2., 3., -0.5], requires_grad=True)
+        y = x * 1
+        getattr(y, name)(0)
+        (y * L.tensor([1., -2., 3., 4.])).sum().backward()
+        grads.append(x.grad.tolist())
+    torch.testing.assert_close(torch.tensor(grads[1]), torch.tensor(grads[0]))
+
+
+@pytest.mark.parametrize("case", [
+    lambda L: L.tensor([True, False]).cumsum_(0),
+    lambda L: L.tensor([1., 2.]).cumsum_(0, dtype=L.float64),
+    lambda L: L.tensor([1, 2]).cumprod_(0, dtype=L.float64),
+])
+def test_inplace_scan_errors(case):
+    same_error(case)
