@@ -126,7 +126,7 @@ def lower(g: Graph) -> list[IRNode]:
         name, v = _name(n), _val(n)
         args_ok = all(not isinstance(a, Node) or _float(_val(a)) for a in n.args) and not n.kwargs
         arity = POINTWISE[name].count('{1}') + 1 if name in POINTWISE else 0    # (a square recorded as a bare pow: eager)
-        if arity == len(n.args) and _float(v) and args_ok and all(isinstance(a, (Node, int, float)) for a in n.args):
+        if name in POINTWISE and arity == len(n.args) and _float(v) and args_ok and all(isinstance(a, (Node, int, float)) for a in n.args):
             out.append(IRNode(n, 'pointwise'))
         elif name in REDUCTIONS and _float(v) and _red_dim_ok(n) and all(not isinstance(a, Node) for a in n.args[1:]):
             out.append(IRNode(n, 'reduction'))
