@@ -64,7 +64,7 @@ from minitorch.more_ops import (
 
 # %% ../nbs/99_api.ipynb #9f1eaad1
 from . import autograd, backends, cuda, datasets, scalar
-from . import nn, optim, utils, func, forward_ad, vision, training
+from . import nn, optim, utils, func, forward_ad, vision, training, futures
 import minitorch.utils.data
 from .serialization import save, load
 from .complex_autograd import angle, complex, polar, view_as_real, view_as_complex
