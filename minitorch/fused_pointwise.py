@@ -265,7 +265,8 @@ def hypot(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
 
 def _xlogy_fwd(x: Tensor, y: Tensor) -> Tensor:
     "PyTorch's xlogy: NaN where `y` is NaN, else 0 where `x == 0`, else `x log y`."
-    return opmath(lambda x, y: where(isnan(y), y, where(x == 0, 0.0, x * log(y))), x, y)
+    ly = log(y)   # PyTorch's kernel rounds log(y) to a 16-bit dtype before the (opmath) product
+    return opmath(lambda x, y, ly: where(isnan(y), y, where(x == 0, 0.0, x * ly)), x, y, ly)
 
 _xlogy_tt = _pointwise('XlogyBackward0', _xlogy_fwd, lambda ctx, g, x, y, out: (
     where((x == 0) & (y <= 0), 0.0, _xlogy_fwd(g, y)), g * x / y))

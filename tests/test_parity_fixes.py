@@ -96,3 +96,33 @@ def test_inplace_scan_grad(name):
 ])
 def test_inplace_scan_errors(case):
     same_error(case)
+
+
+@pytest.mark.parametrize("dtn", ["float16", "bfloat16", "float32"])
+@pytest.mark.parametrize("form", ["tt", "ts", "st"])
+def test_xlogy_low_precision(dtn, form):
+    import numpy as np
+    g = np.random.default_rng(1)
+    x = g.uniform(-5, 5, 1000).astype(np.float32); y = g.uniform(0.01, 50, 1000).astype(np.float32)
+    x[:10] = 0; y[10:20] = np.nan
+    res = []
+    for L in (torch, mt):
+        d = getattr(L, dtn)
+        a, b = L.tensor(x.tolist()).to(d), L.tensor(y.tolist()).to(d)
+        r = L.xlogy(a, b) if form == "tt" else L.xlogy(a, 2.5) if form == "ts" else L.xlogy(1.5, b)
+        assert r.dtype == d
+        res.append(torch.tensor(r.float().tolist()))
+    tol = dict(rtol=0, atol=0) if dtn != "float32" else {}   # 16-bit: the same two roundings, so bit-exact
+    torch.testing.assert_close(res[1], res[0], equal_nan=True, **tol)
+
+
+@pytest.mark.parametrize("dtn", ["float16", "bfloat16"])
+def test_xlogy_low_precision_grad(dtn):
+    grads = []
+    for L in (torch, mt):
+        d = getattr(L, dtn)
+        a = L.tensor([0.0, 1.5, -2.25, 3.0]).to(d).requires_grad_()
+        b = L.tensor([2.0, 0.3, 7.5, 11.0]).to(d).requires_grad_()
+        L.xlogy(a, b).sum().backward()
+        grads.append([torch.tensor(a.grad.float().tolist()), torch.tensor(b.grad.float().tolist())])
+    for m, t in zip(grads[1], grads[0]): torch.testing.assert_close(m, t, rtol=0, atol=0)
