@@ -181,7 +181,11 @@ def _copy_fn(x: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
 
 @patch
 def copy_(self: Tensor, src: Tensor, non_blocking: bool = False) -> Tensor:
-    "Copy `src` (broadcast, cast) into this tensor."
+    "Copy `src` (broadcast, cast) into this tensor; a Python number is allowed, other non-tensors are not."
+    if isinstance(src, (builtins.bool, builtins.int, builtins.float, builtins.complex)):   # kept in double precision
+        src = tensor(src, dtype={builtins.float: dt.float64, builtins.complex: dt.complex128}.get(type(src)))
+    if not isinstance(src, Tensor):
+        raise TypeError(f"copy_(): argument 'other' (position 1) must be Tensor, not {type(src).__name__}")
     if isinstance(src, Tensor) and tuple(src.shape) != tuple(self.shape):   # src must broadcast to self's shape
         shape = broadcast_shapes(self.shape, src.shape)
         if tuple(shape) != tuple(self.shape):
@@ -590,8 +594,8 @@ Tensor.triu_ = _make_inplace('triu_', triu)
 # The in-place scans keep the tensor's dtype: a `dtype=` that differs is an error, and bool (whose
 # out-of-place scan gives int64) has no in-place kernel.
 def _scan_inplace(name: str) -> Callable:
-    from .sum_reductions import cumsum, cumprod
-    from .reductions import _MM_NAMES
+    from minitorch.sum_reductions import cumsum, cumprod
+    from minitorch.reductions import _MM_NAMES
     run = _make_inplace(name + '_', {'cumsum': cumsum, 'cumprod': cumprod}[name])
     def f(self: Tensor, dim: int, *, dtype: dtype | None = None) -> Tensor:
         if dtype is not None and dtype is not self.dtype:

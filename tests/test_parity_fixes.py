@@ -126,3 +126,22 @@ def test_xlogy_low_precision_grad(dtn):
         L.xlogy(a, b).sum().backward()
         grads.append([torch.tensor(a.grad.float().tolist()), torch.tensor(b.grad.float().tolist())])
     for m, t in zip(grads[1], grads[0]): torch.testing.assert_close(m, t, rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("dst,val", [("int64", 2.7), ("float32", True), ("float64", 0.1), ("float32", 1 + 2j),
+                                     ("int32", 7)])
+def test_copy_python_number(dst, val):
+    import warnings
+    res = []
+    for L in (torch, mt):
+        t = L.zeros(3, dtype=getattr(L, dst))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            assert t.copy_(val) is t
+        res.append(t.tolist())
+    assert res[1] == res[0]
+
+
+@pytest.mark.parametrize("val", [[1.0, 2.0], None])
+def test_copy_non_tensor_error(val):
+    same_error(lambda L: L.zeros(2).copy_(val))
