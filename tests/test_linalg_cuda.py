@@ -1,0 +1,116 @@
+"""Batched LU / solve / Cholesky numba.cuda kernels (nbs/21g_linalg_cuda) against torch's CPU linalg.
+Under the CUDA simulator every thread is a Python thread, so the sizes are tiny (batch 3, n <= 5)."""
+import numpy as np
+import pytest
+import torch
+import minitorch as mt
+import minitorch.cuda as mcuda
+if not (mcuda.is_available() or mcuda.is_simulator()):
+    pytest.skip("no CUDA device and the simulator is off", allow_module_level=True)
+from minitorch import linalg_cuda as lc  # noqa: E402
+from minitorch.linalg import LinAlgError  # noqa: E402
+
+rng = np.random.default_rng(0)
+
+
+def cu(x, dtype):
+    return mt.tensor(np.asarray(x).tolist(), dtype=getattr(mt, dtype), device="cuda")
+
+
+def host(t):
+    return np.array(t.detach().to("cpu").tolist())
+
+
+def tol(dtype):
+    return dict(rtol=1e-4, atol=1e-5) if dtype == "float32" else dict(rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape", [(3, 4, 4), (3, 5, 5), (2, 3, 5), (3, 4, 2), (1, 1)])
+def test_lu_factor(dtype, shape):
+    a = rng.standard_normal(shape)
+    A = cu(a, dtype)
+    LU, piv, info = lc.lu_factor_ex(A)
+    assert LU.device.type == "cuda"
+    tLU, tpiv, tinfo = torch.linalg.lu_factor_ex(torch.tensor(a, dtype=getattr(torch, dtype)))
+    np.testing.assert_allclose(host(LU), tLU.double().numpy(), **tol(dtype))
+    np.testing.assert_array_equal(host(piv), tpiv.numpy())
+    np.testing.assert_array_equal(host(info), tinfo.numpy())
+    LU2, piv2 = lc.lu_factor(A)
+    np.testing.assert_array_equal(host(piv2), tpiv.numpy())
+
+
+def test_lu_factor_singular():
+    a = rng.standard_normal((3, 4, 4))
+    a[1, :, 2] = 0                       # zero column -> U[3,3] == 0 (1-based info 3)
+    ta = torch.tensor(a)
+    _, tpiv, tinfo = torch.linalg.lu_factor_ex(ta)
+    _, piv, info = lc.lu_factor_ex(cu(a, "float64"))
+    np.testing.assert_array_equal(host(info), tinfo.numpy())
+    np.testing.assert_array_equal(host(piv), tpiv.numpy())
+    with pytest.raises(RuntimeError) as te:
+        torch.linalg.lu_factor(ta)
+    with pytest.raises(RuntimeError) as me:
+        lc.lu_factor(cu(a, "float64"))
+    assert str(me.value) == str(te.value)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("bshape", [(3, 4, 2), (3, 4)])
+def test_solve(dtype, bshape):
+    a = rng.standard_normal((3, 4, 4)) + 4 * np.eye(4)
+    b = rng.standard_normal(bshape)
+    X = lc.solve(cu(a, dtype), cu(b, dtype))
+    assert X.device.type == "cuda"
+    T = lambda x: torch.tensor(x, dtype=getattr(torch, dtype))
+    t = torch.linalg.solve(T(a), T(b))
+    assert tuple(X.shape) == tuple(t.shape)
+    np.testing.assert_allclose(host(X), t.double().numpy(), **tol(dtype))
+
+
+def test_solve_singular():
+    a = rng.standard_normal((3, 3, 3))
+    a[2, 1] = a[2, 0]
+    b = rng.standard_normal((3, 3, 1))
+    with pytest.raises(torch.linalg.LinAlgError) as te:
+        torch.linalg.solve(torch.tensor(a), torch.tensor(b))
+    with pytest.raises(LinAlgError) as me:
+        lc.solve(cu(a, "float64"), cu(b, "float64"))
+    assert str(me.value) == str(te.value)
+
+
+def spd(b, n):
+    m = rng.standard_normal((b, n, n))
+    return m @ np.swapaxes(m, -1, -2) + n * np.eye(n)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("n", [1, 3, 5])
+def test_cholesky(dtype, n):
+    a = spd(3, n)
+    a[..., 0, -1] += 7.0                 # only the lower triangle is read
+    L = lc.cholesky(cu(a, dtype))
+    assert L.device.type == "cuda"
+    t = torch.linalg.cholesky(torch.tensor(a, dtype=getattr(torch, dtype)))
+    np.testing.assert_allclose(host(L), t.double().numpy(), **tol(dtype))
+
+
+def test_cholesky_not_pd():
+    a = spd(3, 4)
+    a[1, 2, 2] = -50.0                   # leading minor of order 3 fails
+    ta = torch.tensor(a)
+    tL, tinfo = torch.linalg.cholesky_ex(ta)
+    L, info = lc.cholesky_ex(cu(a, "float64"))
+    np.testing.assert_array_equal(host(info), tinfo.numpy())
+    np.testing.assert_allclose(host(L)[[0, 2]], tL[[0, 2]].numpy(), rtol=1e-10)
+    with pytest.raises(torch.linalg.LinAlgError) as te:
+        torch.linalg.cholesky(ta)
+    with pytest.raises(LinAlgError) as me:
+        lc.cholesky(cu(a, "float64"))
+    assert str(me.value) == str(te.value)
+    assert issubclass(LinAlgError, RuntimeError)
+
+
+def test_dtype_error():
+    with pytest.raises(RuntimeError):
+        lc.cholesky(mt.tensor([[1, 0], [0, 1]], device="cuda"))
