@@ -18,7 +18,8 @@ from .views import stack, cat, diag_embed, diagonal as _diagonal
 from .linalg_kernels import *
 from .linalg_functions import *
 from .linalg_kernels import (_batch, _check, _eigh_np, _eps, _lu_np, _out, _svd_np)
-from .linalg_functions import (_LUFExT, _LUFT, _LUT, _LstsqT, _bcast, _eye_like, _info_t, _named, _rdtype, _sq)
+from .linalg_functions import (_LUFExT, _LUFT, _LUT, _LstsqT, _bcast, _eye_like, _info_t, _kernels_for,
+                                         _named, _rdtype, _sq)
 from .linalg_ldl import ldl_factor, ldl_factor_ex, ldl_solve
 from .linalg_eig import Eig, eig, eigvals, _cdtype, _check_eig, _eig_kernel, _hessenberg, _schur_qr
 
@@ -321,7 +322,7 @@ class LUFactor(Function):
     @staticmethod
     def forward(ctx, A: Tensor, pivot: bool):
         a, bs = _batch(A)
-        lu, piv, info = _lu_np(a, pivot)
+        lu, piv, info = _kernels_for(A)[0](a, pivot)   # (numba.cuda's kernel for a float cuda tensor, 21g)
         LU, PV, INFO = _out(lu, bs, A.device), _out(piv, bs, A.device), _info_t(info, bs, A.device)
         ctx.mark_non_differentiable(PV, INFO)
         ctx.save_for_backward(LU, PV)

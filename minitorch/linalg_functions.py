@@ -157,14 +157,22 @@ def slogdet(A: Tensor, *, out: Any = None) -> tuple:
     return _Slogdet(*SlogDet.apply(A))
 
 # %% ../nbs/21c_linalg_functions.ipynb #82a83752
+def _kernels_for(A: Tensor) -> tuple:
+    "The batched LU, LU-solve and Cholesky kernels for `A`: numba.cuda's (chapter 21g) for float cuda tensors."
+    if A.device.type == 'cuda' and A.dtype in (dt.float32, dt.float64):
+        from minitorch.linalg_cuda import _lu_cuda, _lu_solve_cuda, _chol_cuda   # (loads numba.cuda: only here)
+        return _lu_cuda, _lu_solve_cuda, _chol_cuda
+    return _lu_np, _lu_solve_kernel, _chol_kernel
+
 class Solve(Function):
     @staticmethod
     def forward(ctx, A: Tensor, B: Tensor):
         a, bs = _batch(A)
         x, _ = _batch(B)
-        lu, piv, info = _lu_np(a)
+        lu_kernel, solve_kernel, _ = _kernels_for(A)
+        lu, piv, info = lu_kernel(a)
         x = x.astype(np.result_type(a, x))
-        if x.size: _lu_solve_kernel(lu.astype(x.dtype), piv, x)
+        if x.size: solve_kernel(lu.astype(x.dtype), piv, x)
         X = _out(x, bs, A.device)
         inf = _info_t(info, bs, A.device)
         ctx.mark_non_differentiable(inf)
@@ -252,7 +260,7 @@ class Cholesky(Function):
     def forward(ctx, A: Tensor):
         a, bs = _batch(A)
         info = np.zeros(a.shape[0], np.int32)
-        if a.size: _chol_kernel(a, info)
+        if a.size: _kernels_for(A)[2](a, info)
         L, inf = _out(a, bs, A.device), _info_t(info, bs, A.device)
         ctx.mark_non_differentiable(inf)
         ctx.save_for_backward(L)
