@@ -11,6 +11,8 @@ import functools
 import warnings
 from typing import Any, Callable, Iterator
 
+from fastcore.basics import patch
+
 import numpy as np
 
 from . import dtypes as dt
@@ -275,28 +277,6 @@ class Backend:
     def __repr__(self) -> str: return f"{type(self).__name__}(name={self.name!r}, device={self.device!r})"
 
 # %% ../nbs/05_backends.ipynb #ec42125d
-# PyTorch returns inf and NaN quietly: silence numpy's floating point warnings raised from this module
-# (a filter costs nothing per call, unlike entering `np.errstate` around every op).
-warnings.filterwarnings('ignore', category=RuntimeWarning, module=r'minitorch\.backends')
-
-def _check_gather_index(idx: np.ndarray, dim: int, size: int) -> None:
-    "PyTorch's gather/scatter bound check (numpy would wrap a negative index around silently)."
-    if idx.size and (idx.min() < 0 or idx.max() >= size):
-        bad = idx[(idx < 0) | (idx >= size)].flat[0]
-        raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size {size}")
-
-@contextlib.contextmanager
-def _torch_index_errors() -> Iterator[None]:
-    "Reword numpy's IndexErrors as PyTorch's ('dimension', not 'axis'; shapes as lists)."
-    try: yield
-    except IndexError as e:
-        msg = str(e).replace(' axis ', ' dimension ')
-        if msg.startswith('shape mismatch: indexing arrays'):
-            shapes = re.findall(r'\(([^)]*)\)', msg)
-            msg = ('shape mismatch: indexing tensors could not be broadcast together with shapes ' +
-                   ', '.join('[' + ', '.join(p.strip() for p in s.split(',') if p.strip()) + ']' for s in shapes))
-        raise IndexError(msg) from None
-
 class NumpyBackend(Backend):
     "Reference backend: every primitive in numpy; short and obviously correct."
     name = 'numpy'
@@ -361,79 +341,113 @@ class NumpyBackend(Backend):
         "Elementwise select."
         return from_numpy(np.where(to_numpy(cond), to_numpy(a), to_numpy(b)), out_dtype)
 
-    # -- structural primitives beyond the core six (other backends may inherit these) --
-    def cumulative(self, op: str, a: TensorData, dim: int, out_dtype: dtype) -> TensorData:
-        "Inclusive scan (`cumsum`/`cumprod`/`cummax`/`cummin`) along `dim`."
-        x = _load(a, op)
-        if op == 'cumsum': r = np.cumsum(x, axis=dim, dtype=np.int64 if x.dtype.kind in 'biu' else None)
-        elif op == 'cumprod': r = np.cumprod(x, axis=dim, dtype=np.int64 if x.dtype.kind in 'biu' else None)
-        elif op == 'cummax': r = np.maximum.accumulate(x, axis=dim)
-        else: r = np.minimum.accumulate(x, axis=dim)
-        return from_numpy(r, out_dtype)
 
-    def index(self, a: TensorData, key: tuple) -> TensorData:
-        "Advanced (numpy-style) indexing: `key` holds ints, slices, None, Ellipsis and int64 arrays."
-        with _torch_index_errors(): r = to_numpy(a)[key]
-        return from_numpy(np.array(r), dt.from_numpy_dtype(a.storage.dtype))
+# %% ../nbs/05_backends.ipynb #1b3b0c4e
+# PyTorch returns inf and NaN quietly: silence numpy's floating point warnings raised from this module
+# (a filter costs nothing per call, unlike entering `np.errstate` around every op).
+warnings.filterwarnings('ignore', category=RuntimeWarning, module=r'minitorch\.backends')
 
-    def index_put(self, a: TensorData, key: tuple, values: TensorData, accumulate: bool = False) -> None:
-        "In place: `a[key] = values` (or `+=` with repeated indices accumulating when `accumulate`)."
-        x = to_numpy(a)
-        v = to_numpy(values)
-        with _torch_index_errors():
-            if accumulate and x.dtype == dt.COMPLEX32_STORAGE:   # complex32: add in complex64, round once
-                z = dt.complex32_unpack(x)
-                np.add.at(z, key, dt.complex32_unpack(v))
-                x[...] = dt.complex32_pack(z)
-            elif accumulate: np.add.at(x, key, v)
-            else: x[key] = v
+def _check_gather_index(idx: np.ndarray, dim: int, size: int) -> None:
+    "PyTorch's gather/scatter bound check (numpy would wrap a negative index around silently)."
+    if idx.size and (idx.min() < 0 or idx.max() >= size):
+        bad = idx[(idx < 0) | (idx >= size)].flat[0]
+        raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size {size}")
 
-    def assign(self, dst: TensorData, src: TensorData) -> None:
-        "In place: copy `src` (same shape, same dtype) into the strided view `dst`."
-        d = to_numpy(dst)
-        d[...] = to_numpy(src)
+@contextlib.contextmanager
+def _torch_index_errors() -> Iterator[None]:
+    "Reword numpy's IndexErrors as PyTorch's ('dimension', not 'axis'; shapes as lists)."
+    try: yield
+    except IndexError as e:
+        msg = str(e).replace(' axis ', ' dimension ')
+        if msg.startswith('shape mismatch: indexing arrays'):
+            shapes = re.findall(r'\(([^)]*)\)', msg)
+            msg = ('shape mismatch: indexing tensors could not be broadcast together with shapes ' +
+                   ', '.join('[' + ', '.join(p.strip() for p in s.split(',') if p.strip()) + ']' for s in shapes))
+        raise IndexError(msg) from None
 
-    def gather(self, a: TensorData, dim: int, index: TensorData) -> TensorData:
-        "`out[i][j] = a[index[i][j]][j]` along `dim` (numpy's take_along_axis)."
-        _no_complex32(a, 'scatter_gather_tensor_cpu')
-        x, idx = to_numpy(a), to_numpy(index)
-        _check_gather_index(idx, dim, x.shape[dim])
-        r = np.take_along_axis(x, idx, axis=dim)
-        return from_numpy(r, dt.from_numpy_dtype(a.storage.dtype))
+@patch
+def cumulative(self: NumpyBackend, op: str, a: TensorData, dim: int, out_dtype: dtype) -> TensorData:
+    "Inclusive scan (`cumsum`/`cumprod`/`cummax`/`cummin`) along `dim`."
+    x = _load(a, op)
+    if op == 'cumsum': r = np.cumsum(x, axis=dim, dtype=np.int64 if x.dtype.kind in 'biu' else None)
+    elif op == 'cumprod': r = np.cumprod(x, axis=dim, dtype=np.int64 if x.dtype.kind in 'biu' else None)
+    elif op == 'cummax': r = np.maximum.accumulate(x, axis=dim)
+    else: r = np.minimum.accumulate(x, axis=dim)
+    return from_numpy(r, out_dtype)
 
-    def scatter(self, a: TensorData, dim: int, index: TensorData, src: TensorData,
-                reduce: str | None = None) -> None:
-        "In place on `a`: `a[index[i][j]][j] = src[i][j]` along `dim` (`reduce='add'` accumulates)."
-        _no_complex32(a, 'scatter_gather_tensor_cpu')
-        x, idx, s = to_numpy(a), to_numpy(index), to_numpy(src)
-        _check_gather_index(idx, dim, x.shape[dim])
-        full = tuple(np.arange(n).reshape([-1 if k == d else 1 for k in range(idx.ndim)])
-                     for d, n in enumerate(idx.shape))
-        key = tuple(idx if d == dim else full[d] for d in range(idx.ndim))
-        sv = s[tuple(slice(0, n) for n in idx.shape)]
-        if reduce == 'add': np.add.at(x, key, sv)
-        elif reduce == 'multiply': np.multiply.at(x, key, sv)
-        else: x[key] = sv
+@patch
+def index(self: NumpyBackend, a: TensorData, key: tuple) -> TensorData:
+    "Advanced (numpy-style) indexing: `key` holds ints, slices, None, Ellipsis and int64 arrays."
+    with _torch_index_errors(): r = to_numpy(a)[key]
+    return from_numpy(np.array(r), dt.from_numpy_dtype(a.storage.dtype))
 
-    def cat(self, tensors: list[TensorData], dim: int, out_dtype: dtype) -> TensorData:
-        "Concatenate along `dim` (inputs already cast to `out_dtype`)."
-        return from_numpy(np.concatenate([to_numpy(t) for t in tensors], axis=dim), out_dtype)
+@patch
+def index_put(self: NumpyBackend, a: TensorData, key: tuple, values: TensorData, accumulate: bool = False) -> None:
+    "In place: `a[key] = values` (or `+=` with repeated indices accumulating when `accumulate`)."
+    x = to_numpy(a)
+    v = to_numpy(values)
+    with _torch_index_errors():
+        if accumulate and x.dtype == dt.COMPLEX32_STORAGE:   # complex32: add in complex64, round once
+            z = dt.complex32_unpack(x)
+            np.add.at(z, key, dt.complex32_unpack(v))
+            x[...] = dt.complex32_pack(z)
+        elif accumulate: np.add.at(x, key, v)
+        else: x[key] = v
 
-    def sort(self, a: TensorData, dim: int, descending: bool, stable: bool = True) -> tuple[TensorData, TensorData]:
-        "Sorted values and int64 indices along `dim` (NaN sorts as largest, like PyTorch)."
-        x = _load(a, 'sort')
-        if descending:
-            if x.dtype.kind == 'b': idx = np.argsort(~x, axis=dim, kind='stable')
-            elif x.dtype.kind == 'f':
-                key = np.where(np.isnan(x), -np.inf, -x)
-                idx = np.argsort(key, axis=dim, kind='stable')
-                # NaN first in descending order
-                nanfirst = np.argsort(~np.isnan(np.take_along_axis(x, idx, dim)), axis=dim, kind='stable')
-                idx = np.take_along_axis(idx, nanfirst, dim)
-            else: idx = np.argsort(-x.astype(np.float64) if x.dtype.kind == 'u' else -x, axis=dim, kind='stable')
-        else: idx = np.argsort(x, axis=dim, kind='stable')
-        vals = np.take_along_axis(to_numpy(a), idx, dim)
-        return from_numpy(vals, dt.from_numpy_dtype(a.storage.dtype)), from_numpy(idx, dt.int64)
+@patch
+def assign(self: NumpyBackend, dst: TensorData, src: TensorData) -> None:
+    "In place: copy `src` (same shape, same dtype) into the strided view `dst`."
+    d = to_numpy(dst)
+    d[...] = to_numpy(src)
+
+
+# %% ../nbs/05_backends.ipynb #0718640c
+@patch
+def gather(self: NumpyBackend, a: TensorData, dim: int, index: TensorData) -> TensorData:
+    "`out[i][j] = a[index[i][j]][j]` along `dim` (numpy's take_along_axis)."
+    _no_complex32(a, 'scatter_gather_tensor_cpu')
+    x, idx = to_numpy(a), to_numpy(index)
+    _check_gather_index(idx, dim, x.shape[dim])
+    r = np.take_along_axis(x, idx, axis=dim)
+    return from_numpy(r, dt.from_numpy_dtype(a.storage.dtype))
+
+@patch
+def scatter(self: NumpyBackend, a: TensorData, dim: int, index: TensorData, src: TensorData,
+            reduce: str | None = None) -> None:
+    "In place on `a`: `a[index[i][j]][j] = src[i][j]` along `dim` (`reduce='add'` accumulates)."
+    _no_complex32(a, 'scatter_gather_tensor_cpu')
+    x, idx, s = to_numpy(a), to_numpy(index), to_numpy(src)
+    _check_gather_index(idx, dim, x.shape[dim])
+    full = tuple(np.arange(n).reshape([-1 if k == d else 1 for k in range(idx.ndim)])
+                 for d, n in enumerate(idx.shape))
+    key = tuple(idx if d == dim else full[d] for d in range(idx.ndim))
+    sv = s[tuple(slice(0, n) for n in idx.shape)]
+    if reduce == 'add': np.add.at(x, key, sv)
+    elif reduce == 'multiply': np.multiply.at(x, key, sv)
+    else: x[key] = sv
+
+@patch
+def cat(self: NumpyBackend, tensors: list[TensorData], dim: int, out_dtype: dtype) -> TensorData:
+    "Concatenate along `dim` (inputs already cast to `out_dtype`)."
+    return from_numpy(np.concatenate([to_numpy(t) for t in tensors], axis=dim), out_dtype)
+
+@patch
+def sort(self: NumpyBackend, a: TensorData, dim: int, descending: bool, stable: bool = True) -> tuple[TensorData, TensorData]:
+    "Sorted values and int64 indices along `dim` (NaN sorts as largest, like PyTorch)."
+    x = _load(a, 'sort')
+    if descending:
+        if x.dtype.kind == 'b': idx = np.argsort(~x, axis=dim, kind='stable')
+        elif x.dtype.kind == 'f':
+            key = np.where(np.isnan(x), -np.inf, -x)
+            idx = np.argsort(key, axis=dim, kind='stable')
+            # NaN first in descending order
+            nanfirst = np.argsort(~np.isnan(np.take_along_axis(x, idx, dim)), axis=dim, kind='stable')
+            idx = np.take_along_axis(idx, nanfirst, dim)
+        else: idx = np.argsort(-x.astype(np.float64) if x.dtype.kind == 'u' else -x, axis=dim, kind='stable')
+    else: idx = np.argsort(x, axis=dim, kind='stable')
+    vals = np.take_along_axis(to_numpy(a), idx, dim)
+    return from_numpy(vals, dt.from_numpy_dtype(a.storage.dtype)), from_numpy(idx, dt.int64)
+
 
 # %% ../nbs/05_backends.ipynb #967e3b13
 _REGISTRY: dict[str, Callable[[], Backend]] = {'numpy': NumpyBackend}
