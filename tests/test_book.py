@@ -94,3 +94,11 @@ def test_reader_metrics_page(built_book):
     for chapter in CHAPTERS:
         if chapter.stem != "index":
             assert f"<td><p>{chapter.stem}</p></td>" in html or f"<td>{chapter.stem}</td>" in html, chapter.stem
+
+
+def test_no_chapter_rewrites_the_package():
+    "The book executes chapters in parallel: a chapter calling nbdev_export would rewrite the package under the others."
+    for nb in CHAPTERS:
+        for cell in json.loads(nb.read_text())["cells"]:
+            if cell["cell_type"] == "code":
+                assert "nbdev_export()" not in "".join(cell["source"]), nb.name
