@@ -4,47 +4,21 @@
 
 # %% ../nbs/21g_linalg_cuda.ipynb #098586a1
 from __future__ import annotations
-import math
-from typing import Any
 import numpy as np
 from .cuda import _numba_cuda
-from . import dtypes as dt
-from .tensors import Tensor
-from .linalg_kernels import _batch, _out, _raise
+from .linalg_kernels import _lu_one, _lu_solve_one, _chol_one
 
 cuda = _numba_cuda()  # the simulator when there is no GPU and nobody set NUMBA_ENABLE_CUDASIM
 
 # %% auto #0
-__all__ = ['cuda', 'lu_factor_ex', 'lu_factor', 'solve', 'cholesky_ex', 'cholesky']
+__all__ = ['cuda']
 
 # %% ../nbs/21g_linalg_cuda.ipynb #e65c2177
 @cuda.jit
 def _getrf_kernel(a, piv, info, pivot):
-    "Thread b factors a[b] (m, n) in place: P A = L U, 1-based pivots, info = first zero pivot."
+    "Thread b factors a[b] (m, n) in place with chapter 21's `_lu_one`: P A = L U, 1-based pivots, info."
     b = cuda.grid(1)
-    if b >= a.shape[0]: return
-    m, n = a.shape[1], a.shape[2]
-    info[b] = 0
-    for j in range(min(m, n)):
-        p = j
-        if pivot:
-            best = abs(a[b, j, j])
-            for i in range(j + 1, m):
-                if abs(a[b, i, j]) > best:
-                    best = abs(a[b, i, j]); p = i
-        piv[b, j] = p + 1
-        if p != j:
-            for c in range(n):
-                t = a[b, j, c]; a[b, j, c] = a[b, p, c]; a[b, p, c] = t
-        d = a[b, j, j]
-        if d == 0:
-            if info[b] == 0: info[b] = j + 1
-            continue
-        for i in range(j + 1, m):
-            a[b, i, j] /= d
-            l = a[b, i, j]
-            for c in range(j + 1, n):
-                a[b, i, c] -= l * a[b, j, c]
+    if b < a.shape[0]: _lu_one(a, piv, info, b, pivot)
 
 # %% ../nbs/21g_linalg_cuda.ipynb #4e1d5681
 _T = 32  # threads per block; one thread per matrix
@@ -65,22 +39,9 @@ def _lu_cuda(a: np.ndarray, pivot: bool = True) -> tuple:
 # %% ../nbs/21g_linalg_cuda.ipynb #63be4569
 @cuda.jit
 def _getrs_kernel(lu, piv, x):
-    "Thread b solves A X = B in place in x[b] (n, k) from the packed LU of A."
+    "Thread b solves A X = B in place in x[b] (n, k) from the packed LU of A, with chapter 21's `_lu_solve_one`."
     b = cuda.grid(1)
-    if b >= lu.shape[0]: return
-    n, k = lu.shape[1], x.shape[2]
-    for j in range(n):
-        p = piv[b, j] - 1
-        if p != j:
-            for c in range(k):
-                t = x[b, j, c]; x[b, j, c] = x[b, p, c]; x[b, p, c] = t
-    for i in range(n):
-        for j in range(i):
-            for c in range(k): x[b, i, c] -= lu[b, i, j] * x[b, j, c]
-    for i in range(n - 1, -1, -1):
-        for j in range(i + 1, n):
-            for c in range(k): x[b, i, c] -= lu[b, i, j] * x[b, j, c]
-        for c in range(k): x[b, i, c] /= lu[b, i, i]
+    if b < lu.shape[0]: _lu_solve_one(lu, piv, x, b)
 
 def _lu_solve_cuda(lu: np.ndarray, piv: np.ndarray, x: np.ndarray) -> None:
     "As `_lu_solve_kernel` on the GPU: overwrite x (batch, n, k) with the solution."
@@ -92,25 +53,9 @@ def _lu_solve_cuda(lu: np.ndarray, piv: np.ndarray, x: np.ndarray) -> None:
 # %% ../nbs/21g_linalg_cuda.ipynb #d250d2c8
 @cuda.jit
 def _potrf_kernel(a, info):
-    "Thread b overwrites a[b] with its lower Cholesky factor; info = order of the failing minor."
+    "Thread b overwrites a[b] with its lower Cholesky factor (chapter 21's `_chol_one`); info = failing minor."
     b = cuda.grid(1)
-    if b >= a.shape[0]: return
-    n = a.shape[1]
-    info[b] = 0
-    for j in range(n):
-        s = a[b, j, j]
-        for k in range(j): s -= a[b, j, k] * a[b, j, k]
-        if not s > 0:
-            info[b] = j + 1
-            break
-        d = math.sqrt(s)
-        a[b, j, j] = d
-        for i in range(j + 1, n):
-            t = a[b, i, j]
-            for k in range(j): t -= a[b, i, k] * a[b, j, k]
-            a[b, i, j] = t / d
-    for i in range(n):
-        for j in range(i + 1, n): a[b, i, j] = 0
+    if b < a.shape[0]: _chol_one(a, info, b)
 
 def _chol_cuda(a: np.ndarray, info: np.ndarray) -> None:
     "As `_chol_kernel` on the GPU: a (batch, n, n) in place, info (batch,) int32."
@@ -118,61 +63,3 @@ def _chol_cuda(a: np.ndarray, info: np.ndarray) -> None:
     da, di = cuda.to_device(np.ascontiguousarray(a)), cuda.to_device(info)
     _potrf_kernel[_grid(a.shape[0])](da, di)
     a[...] = da.copy_to_host(); info[...] = di.copy_to_host()
-
-# %% ../nbs/21g_linalg_cuda.ipynb #df5780b6
-def _real(A: Tensor, name: str) -> None:
-    if A.dtype not in (dt.float32, dt.float64):
-        raise RuntimeError(f"{name}: the cuda kernels take float32 or float64, got {A.dtype}")
-    if A.dim() < 2 or (A.shape[-1] != A.shape[-2] and name != 'linalg.lu_factor'):
-        raise RuntimeError(f"{name}: A must be batches of square matrices, but they are "
-                           f"{A.shape[-2]} by {A.shape[-1]} matrices")
-
-def lu_factor_ex(A: Tensor, *, pivot: bool = True) -> tuple:
-    "(LU, pivots, info) of a batch of matrices, computed by `_getrf_kernel`."
-    _real(A, 'linalg.lu_factor')
-    a, bs = _batch(A.detach())
-    lu, piv, info = _lu_cuda(a, pivot)
-    return _out(lu, bs, A.device), _out(piv, bs, A.device), _out(info, bs, A.device)
-
-def lu_factor(A: Tensor, *, pivot: bool = True) -> tuple:
-    "(LU, pivots); raises as torch when a pivot is exactly zero."
-    LU, piv, info = lu_factor_ex(A, pivot=pivot)
-    i = np.flatnonzero(_batch(info.reshape(-1, 1, 1))[0].reshape(-1))
-    if i.size:
-        k = int(_batch(info.reshape(-1, 1, 1))[0].reshape(-1)[i[0]])
-        pre = f"(Batch element {int(i[0])}): " if A.dim() > 2 else ""
-        raise RuntimeError(f"torch.linalg.lu_factor: {pre}U[{k},{k}] is zero and using it on lu_solve would result "
-                           "in a division by zero. If you still want to perform the factorization, consider "
-                           "calling linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)")
-    return LU, piv
-
-# %% ../nbs/21g_linalg_cuda.ipynb #c756e48e
-def solve(A: Tensor, B: Tensor) -> Tensor:
-    "X with A X = B for a batch of square A and B (..., n, k) or (..., n), same batch shape."
-    _real(A, 'linalg.solve')
-    vec = B.dim() == 1 or tuple(B.shape) == tuple(A.shape[:-1])
-    a, bs = _batch(A.detach())
-    x, _ = _batch((B.unsqueeze(-1) if vec else B).detach())
-    lu, piv, info = _lu_cuda(a)
-    _raise(info, bs, 'torch.linalg.solve', lambda i: "The solver failed because the input matrix is singular.")
-    x = x.astype(a.dtype)
-    _lu_solve_cuda(lu, piv, x)
-    X = _out(x, bs, A.device)
-    return X.squeeze(-1) if vec else X
-
-_CHOL_MSG = lambda i: (f"The factorization could not be completed because the input is not positive-definite "
-                       f"(the leading minor of order {i} is not positive-definite).")
-
-def cholesky_ex(A: Tensor) -> tuple:
-    "(L, info): the lower Cholesky factor and the order of the first failing minor (0 if none)."
-    _real(A, 'linalg.cholesky')
-    a, bs = _batch(A.detach())
-    info = np.zeros(a.shape[0], np.int32)
-    _chol_cuda(a, info)
-    return _out(a, bs, A.device), _out(info, bs, A.device)
-
-def cholesky(A: Tensor) -> Tensor:
-    "Lower Cholesky factor; `LinAlgError` with torch's message if A is not positive-definite."
-    L, info = cholesky_ex(A)
-    _raise(_batch(info.reshape(-1, 1, 1))[0].reshape(-1), tuple(A.shape[:-2]), 'linalg.cholesky', _CHOL_MSG)
-    return L

@@ -213,8 +213,8 @@ def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = Fa
 def solve(A: Tensor, B: Tensor, *, left: bool = True, out: Any = None) -> Tensor:
     "The solution X of AX = B (`left=False`: XA = B), batched with broadcasting; `LinAlgError` if A is singular."
     X, info = solve_ex(A, B, left=left)
-    if bool((info != 0).any()):
-        raise LinAlgError("torch.linalg.solve: The solver failed because the input matrix is singular.")
+    _raise(_host_numpy(info), tuple(info.shape), 'torch.linalg.solve',   # with the batch element, as torch
+           lambda i: "The solver failed because the input matrix is singular.")
     return X
 
 # %% ../nbs/21c_linalg_functions.ipynb #294876be

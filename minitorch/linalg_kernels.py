@@ -8,6 +8,7 @@ import builtins
 import math
 from typing import Any, Sequence
 import numba
+from numba.extending import register_jitable
 import numpy as np
 from . import dtypes as dt
 from .autograd import Function
@@ -58,65 +59,75 @@ def _raise(info: np.ndarray, bs: tuple, name: str, msg: Any) -> None:
         raise LinAlgError(f"{name}: {pre}{msg(int(info.reshape(-1)[i]))}")
 
 # %% ../nbs/21_linalg.ipynb #d86d4084
-@numba.njit(cache=True, error_model='numpy')
+# One matrix of the batch at a time, written once: the CPU kernels below loop over the batch, and the
+# numba.cuda kernels of chapter 21g give each matrix to one thread (`register_jitable` compiles for both).
+@register_jitable
 def _cabs1(x):
     return abs(x.real) + abs(x.imag)
+
+@register_jitable
+def _lu_one(a, piv, info, b, pivot):
+    "In-place LU of `a[b]` (m, n): P A = L U in getrf's layout; `piv[b]` 1-based, `info[b]` first zero pivot."
+    m, n = a.shape[1], a.shape[2]
+    info[b] = 0
+    for j in range(min(m, n)):
+        p = j
+        if pivot:
+            best = _cabs1(a[b, j, j])
+            for i in range(j + 1, m):
+                v = _cabs1(a[b, i, j])
+                if v > best:
+                    best = v; p = i
+        piv[b, j] = p + 1
+        if p != j:
+            for c in range(n):
+                t = a[b, j, c]; a[b, j, c] = a[b, p, c]; a[b, p, c] = t
+        d = a[b, j, j]
+        if d == 0:
+            if info[b] == 0: info[b] = j + 1
+            continue
+        for i in range(j + 1, m):
+            a[b, i, j] /= d
+        for i in range(j + 1, m):
+            l = a[b, i, j]
+            if l != 0:
+                for c in range(j + 1, n):
+                    a[b, i, c] -= l * a[b, j, c]
 
 @numba.njit(cache=True, error_model='numpy')
 def _lu_kernel(a, piv, info, pivot):
     "In-place LU of each `a[b]` (m, n): P A = L U in getrf's layout; `piv` 1-based, `info` first zero pivot."
-    nb, m, n = a.shape
-    k = min(m, n)
-    for b in range(nb):
-        info[b] = 0
-        for j in range(k):
-            p = j
-            if pivot:
-                best = _cabs1(a[b, j, j])
-                for i in range(j + 1, m):
-                    v = _cabs1(a[b, i, j])
-                    if v > best:
-                        best = v; p = i
-            piv[b, j] = p + 1
-            if p != j:
-                for c in range(n):
-                    t = a[b, j, c]; a[b, j, c] = a[b, p, c]; a[b, p, c] = t
-            d = a[b, j, j]
-            if d == 0:
-                if info[b] == 0: info[b] = j + 1
-                continue
-            for i in range(j + 1, m):
-                a[b, i, j] /= d
-            for i in range(j + 1, m):
-                l = a[b, i, j]
-                if l != 0:
-                    for c in range(j + 1, n):
-                        a[b, i, c] -= l * a[b, j, c]
+    for b in range(a.shape[0]):
+        _lu_one(a, piv, info, b, pivot)
 
 # %% ../nbs/21_linalg.ipynb #01b83bf2
+@register_jitable
+def _lu_solve_one(lu, piv, x, b):
+    "Solve A X = B in place in `x[b]` (n, k) from the packed LU factors of A = `lu[b]`."
+    n, k = lu.shape[1], x.shape[2]
+    for j in range(n):
+        p = piv[b, j] - 1
+        if p != j:
+            for c in range(k):
+                t = x[b, j, c]; x[b, j, c] = x[b, p, c]; x[b, p, c] = t
+    for i in range(n):
+        for j in range(i):
+            l = lu[b, i, j]
+            if l != 0:
+                for c in range(k): x[b, i, c] -= l * x[b, j, c]
+    for i in range(n - 1, -1, -1):
+        for j in range(i + 1, n):
+            u = lu[b, i, j]
+            if u != 0:
+                for c in range(k): x[b, i, c] -= u * x[b, j, c]
+        d = lu[b, i, i]
+        for c in range(k): x[b, i, c] /= d
+
 @numba.njit(cache=True, error_model='numpy')
 def _lu_solve_kernel(lu, piv, x):
     "Solve A X = B in place in `x` (batch, n, k) from the packed LU factors of A."
-    nb, n, _ = lu.shape
-    k = x.shape[2]
-    for b in range(nb):
-        for j in range(n):
-            p = piv[b, j] - 1
-            if p != j:
-                for c in range(k):
-                    t = x[b, j, c]; x[b, j, c] = x[b, p, c]; x[b, p, c] = t
-        for i in range(n):
-            for j in range(i):
-                l = lu[b, i, j]
-                if l != 0:
-                    for c in range(k): x[b, i, c] -= l * x[b, j, c]
-        for i in range(n - 1, -1, -1):
-            for j in range(i + 1, n):
-                u = lu[b, i, j]
-                if u != 0:
-                    for c in range(k): x[b, i, c] -= u * x[b, j, c]
-            d = lu[b, i, i]
-            for c in range(k): x[b, i, c] /= d
+    for b in range(lu.shape[0]):
+        _lu_solve_one(lu, piv, x, b)
 
 def _lu_np(a: np.ndarray, pivot: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     "Factor a `(batch, m, n)` array: (packed LU, int32 pivots, int32 info)."
@@ -145,26 +156,31 @@ def _trsm_kernel(a, x, upper, unit):
                 d = a[b, i, i]
                 for c in range(k): x[b, i, c] /= d
 
+@register_jitable
+def _chol_one(a, info, b):
+    "In-place lower Cholesky factor of Hermitian `a[b]` (lower triangle read); `info[b]` = failing minor."
+    n = a.shape[1]
+    info[b] = 0
+    for j in range(n):
+        s = a[b, j, j].real
+        for k in range(j): s -= a[b, j, k].real ** 2 + a[b, j, k].imag ** 2
+        if not s > 0:
+            info[b] = j + 1
+            break
+        d = math.sqrt(s)
+        a[b, j, j] = d
+        for i in range(j + 1, n):
+            t = a[b, i, j]
+            for k in range(j): t -= a[b, i, k] * a[b, j, k].conjugate()
+            a[b, i, j] = t / d
+    for i in range(n):
+        for j in range(i + 1, n): a[b, i, j] = 0
+
 @numba.njit(cache=True, error_model='numpy')
 def _chol_kernel(a, info):
     "In-place lower Cholesky factor of each Hermitian `a[b]` (lower triangle read); `info` = failing minor."
-    nb, n, _ = a.shape
-    for b in range(nb):
-        info[b] = 0
-        for j in range(n):
-            s = a[b, j, j].real
-            for k in range(j): s -= a[b, j, k].real ** 2 + a[b, j, k].imag ** 2
-            if not s > 0:
-                info[b] = j + 1
-                break
-            d = math.sqrt(s)
-            a[b, j, j] = d
-            for i in range(j + 1, n):
-                t = a[b, i, j]
-                for k in range(j): t -= a[b, i, k] * a[b, j, k].conjugate()
-                a[b, i, j] = t / d
-        for i in range(n):
-            for j in range(i + 1, n): a[b, i, j] = 0
+    for b in range(a.shape[0]):
+        _chol_one(a, info, b)
 
 # %% ../nbs/21_linalg.ipynb #8430665d
 @numba.njit(cache=True, error_model='numpy')

@@ -524,3 +524,13 @@ def test_unbatched_results_are_0d_like_torch():
         assert tuple(mine(mt.tensor(a)).shape) == tuple(theirs(torch.tensor(a)).shape), name
     s = LA.slogdet(mt.tensor(a))
     assert s.sign.shape == () and s.logabsdet.shape == ()
+
+
+def test_solve_singular_names_the_batch_element():
+    "torch names the first singular matrix of a batch: '(Batch element 2): ...'; an unbatched A has no prefix."
+    a = np.random.default_rng(1).standard_normal((3, 3, 3)); a[2, 1] = a[2, 0]
+    b = np.ones((3, 3, 1))
+    for A, B in ((a, b), (a[2], b[2])):
+        with pytest.raises(torch.linalg.LinAlgError) as te: torch.linalg.solve(torch.tensor(A), torch.tensor(B))
+        with pytest.raises(minitorch.linalg.LinAlgError) as me: minitorch.linalg.solve(minitorch.tensor(A), minitorch.tensor(B))
+        assert str(me.value) == str(te.value)

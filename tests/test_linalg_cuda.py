@@ -1,4 +1,5 @@
-"""Batched LU / solve / Cholesky numba.cuda kernels (nbs/21g_linalg_cuda) against torch's CPU linalg.
+"""minitorch.linalg's lu_factor / solve / cholesky on cuda tensors, which run the batched numba.cuda kernels of
+nbs/21g_linalg_cuda, against torch's CPU linalg.
 Under the CUDA simulator every thread is a Python thread, so the sizes are tiny (batch 3, n <= 5)."""
 import numpy as np
 import pytest
@@ -7,7 +8,7 @@ import minitorch as mt
 import minitorch.cuda as mcuda
 if not (mcuda.is_available() or mcuda.is_simulator()):
     pytest.skip("no CUDA device and the simulator is off", allow_module_level=True)
-from minitorch import linalg_cuda as lc  # noqa: E402
+from minitorch import linalg as lc  # noqa: E402
 from minitorch.linalg import LinAlgError  # noqa: E402
 
 rng = np.random.default_rng(0)
@@ -114,3 +115,19 @@ def test_cholesky_not_pd():
 def test_dtype_error():
     with pytest.raises(RuntimeError):
         lc.cholesky(mt.tensor([[1, 0], [0, 1]], device="cuda"))
+
+
+def test_cuda_tensors_take_the_cuda_kernels():
+    from minitorch.linalg_functions import _kernels_for
+    from minitorch.linalg_cuda import _lu_cuda, _lu_solve_cuda, _chol_cuda
+    assert _kernels_for(cu(np.eye(2), "float32")) == (_lu_cuda, _lu_solve_cuda, _chol_cuda)
+    assert _kernels_for(mt.eye(2))[0] is not _lu_cuda
+
+
+def test_solve_gradient_on_cuda():
+    a, b = rng.standard_normal((2, 3, 3)) + 3 * np.eye(3), rng.standard_normal((2, 3, 2))
+    A = cu(a, "float64").requires_grad_()
+    lc.solve(A, cu(b, "float64")).sum().backward()
+    tA = torch.tensor(a, requires_grad=True)
+    torch.linalg.solve(tA, torch.tensor(b)).sum().backward()
+    np.testing.assert_allclose(host(A.grad), tA.grad.numpy(), rtol=1e-10)
