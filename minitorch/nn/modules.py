@@ -958,21 +958,13 @@ class Flatten(Module):
     def extra_repr(self) -> str: return f'start_dim={self.start_dim}, end_dim={self.end_dim}'
 
 # %% ../../nbs/11a_pooling.ipynb #42f9a2bd
-class MaxPool2d(Module):
-    "Max over `kernel_size` windows."
-    def __init__(self, kernel_size: int | tuple, stride: int | tuple | None = None, padding: int | tuple = 0,
-                 dilation: int | tuple = 1, return_indices: bool = False, ceil_mode: bool = False) -> None:
-        super().__init__()
-        self.kernel_size, self.stride = kernel_size, stride if stride is not None else kernel_size
-        self.padding, self.dilation, self.return_indices, self.ceil_mode = padding, dilation, return_indices, ceil_mode
+from .pooling import _MaxPoolNd
 
+class MaxPool2d(_MaxPoolNd):
+    "Max over `kernel_size` windows."
     def forward(self, input: Tensor) -> Tensor:
         return F.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation, self.ceil_mode,
                             self.return_indices)
-
-    def extra_repr(self) -> str:
-        return (f'kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, '
-                f'dilation={self.dilation}, ceil_mode={self.ceil_mode}')
 
 class AvgPool2d(Module):
     "Mean over `kernel_size` windows."

@@ -96,6 +96,19 @@ def avg_pool2d(input: Tensor, kernel_size: int | tuple, stride: int | tuple | No
         out = total / minitorch.tensor(div.astype(np.float64), dtype=total.dtype, device=total.device)
     return out.squeeze(0) if unbatched else out
 
+# %% ../../nbs/11a_pooling.ipynb #f1af96e7
+class _MaxPoolNd(Module):
+    "What MaxPool1d/2d/3d share (PyTorch's `_MaxPoolNd`): the arguments, kept as given, and the repr."
+    def __init__(self, kernel_size: int | tuple, stride: int | tuple | None = None, padding: int | tuple = 0,
+                 dilation: int | tuple = 1, return_indices: bool = False, ceil_mode: bool = False) -> None:
+        super().__init__()
+        self.kernel_size, self.stride = kernel_size, stride if stride is not None else kernel_size
+        self.padding, self.dilation, self.return_indices, self.ceil_mode = padding, dilation, return_indices, ceil_mode
+
+    def extra_repr(self) -> str:
+        return (f'kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, '
+                f'dilation={self.dilation}, ceil_mode={self.ceil_mode}')
+
 # %% ../../nbs/11a_pooling.ipynb #6c8f0eda
 def _check_1d(name: str, input: Tensor) -> None:
     if input.ndim not in (2, 3):
@@ -371,21 +384,11 @@ for _f in (_pool_args, max_pool2d, _avg_divisor, avg_pool2d, max_pool1d, avg_poo
     if not _f.__name__.startswith('_') and _f.__name__ not in F.__all__: F.__all__.append(_f.__name__)
 
 # %% ../../nbs/11a_pooling.ipynb #3b1a692b
-class MaxPool1d(Module):
+class MaxPool1d(_MaxPoolNd):
     "Max over `kernel_size` windows of `(N, C, L)`."
-    def __init__(self, kernel_size: int | tuple, stride: int | tuple | None = None, padding: int | tuple = 0,
-                 dilation: int | tuple = 1, return_indices: bool = False, ceil_mode: bool = False) -> None:
-        super().__init__()
-        self.kernel_size, self.stride = kernel_size, stride if stride is not None else kernel_size
-        self.padding, self.dilation, self.return_indices, self.ceil_mode = padding, dilation, return_indices, ceil_mode
-
     def forward(self, input: Tensor) -> Tensor:
         return max_pool1d(input, self.kernel_size, self.stride, self.padding, self.dilation, self.ceil_mode,
                           self.return_indices)
-
-    def extra_repr(self) -> str:
-        return (f'kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, '
-                f'dilation={self.dilation}, ceil_mode={self.ceil_mode}')
 
 class AvgPool1d(Module):
     "Mean over `kernel_size` windows of `(N, C, L)`."

@@ -17,7 +17,7 @@ from ..tensors import Tensor
 from . import functional as F
 from .modules import Module, _ConvNd, _BatchNorm
 from . import _ConvTransposeNd, _InstanceNorm
-from .pooling import _AdaptivePool
+from .pooling import _AdaptivePool, _MaxPoolNd
 from ..api_compat import _publish
 
 # %% ../../nbs/12i_three_d.ipynb #bca38b55
@@ -194,19 +194,11 @@ def adaptive_max_pool3d(input: Tensor, output_size: int | tuple, return_indices:
     return _separable(input, lambda v: F.adaptive_max_pool2d(v, (oh, ow)), lambda v: F.adaptive_max_pool1d(v, od))
 
 # %% ../../nbs/12i_three_d.ipynb #925c9463
-class MaxPool3d(Module):
+class MaxPool3d(_MaxPoolNd):
     "Max over `kernel_size` windows of `(N, C, D, H, W)`."
-    def __init__(self, kernel_size: int | tuple, stride: int | tuple | None = None, padding: int | tuple = 0,
-                 dilation: int | tuple = 1, return_indices: bool = False, ceil_mode: bool = False) -> None:
-        super().__init__()
-        self.kernel_size, self.stride = kernel_size, stride if stride is not None else kernel_size
-        self.padding, self.dilation, self.return_indices, self.ceil_mode = padding, dilation, return_indices, ceil_mode
     def forward(self, input: Tensor) -> Tensor:
         return max_pool3d(input, self.kernel_size, self.stride, self.padding, self.dilation, self.ceil_mode,
                           self.return_indices)
-    def extra_repr(self) -> str:
-        return (f'kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, '
-                f'dilation={self.dilation}, ceil_mode={self.ceil_mode}')
 
 class AvgPool3d(Module):
     "Mean over `kernel_size` windows of `(N, C, D, H, W)`."
