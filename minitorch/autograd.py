@@ -15,7 +15,7 @@ import numpy as np
 
 from . import dtypes as dt
 from .tensors import Tensor, patch
-from .backends import get_backend, make_data
+from .backends import get_backend
 
 # %% auto #0
 __all__ = ['BackwardCFunction', 'is_grad_enabled', 'is_inference_mode_enabled', 'no_grad', 'enable_grad', 'set_grad_enabled',
@@ -574,10 +574,7 @@ def _make_grads(outputs: Sequence[Tensor], grad_outputs: Sequence[Tensor | None]
             if not o.dtype.is_floating_point:
                 raise RuntimeError("grad can be implicitly created only for real scalar outputs but got "
                                    f"{o.dtype}")
-            nd = o.dtype.numpy_dtype
-            if o._device.type == 'cpu' and nd is not None:   # the seed of every `loss.backward()`, made directly
-                g = Tensor._make(make_data(np.ones(1, nd), o._data.shape), o.dtype, o._device)
-            else: g = ones_like(o)
+            g = ones_like(o)
         elif not isinstance(g, Tensor):
             from minitorch.tensors import full_like
             g = full_like(o, g)

@@ -20,8 +20,9 @@ from .dtypes import dtype
 from .tensor_data import TensorData, contiguous_strides, record_alloc, _COUNT_CPU
 
 # %% auto #0
-__all__ = ['MAP_OPS', 'ZIP_OPS', 'REDUCE_OPS', 'make_data', 'to_numpy', 'is_contiguous', 'from_numpy', 'Backend', 'NumpyBackend',
-           'register_backend', 'available_backends', 'get_backend', 'set_backend', 'use_backend']
+__all__ = ['MAP_OPS', 'ZIP_OPS', 'REDUCE_OPS', 'storage_resized', 'make_data', 'to_numpy', 'is_contiguous', 'from_numpy',
+           'Backend', 'NumpyBackend', 'register_backend', 'available_backends', 'get_backend', 'set_backend',
+           'use_backend']
 
 # %% ../nbs/05_backends.ipynb #63e810c5
 _erf = np.frompyfunc(math.erf, 1, 1)
@@ -146,20 +147,29 @@ def _contiguous_strides(shape: tuple) -> tuple:
     "Row-major strides of `shape` (cached: shapes repeat)."
     return contiguous_strides(shape)
 
-TensorData._np = None   # the shaped numpy view of the storage, once some backend call has made it
+# The shaped numpy view of a TensorData's storage is kept once some backend call has made it, with the epoch it was
+# made in. A numpy view points at the storage's buffer, so a storage resized in place (FSDP frees and refills its
+# parameters that way, chapter 22e) must call `storage_resized()`: every view made before is then rebuilt.
+TensorData._np, TensorData._np_epoch = None, 0
+_views_epoch = 0
+
+def storage_resized() -> None:
+    "Forget every cached numpy view: some storage was resized in place, so their buffers may be gone."
+    global _views_epoch
+    _views_epoch += 1
 
 def make_data(storage: np.ndarray, shape: tuple, arr: np.ndarray | None = None) -> TensorData:
     "A contiguous TensorData over the 1-D `storage` (fast path of the constructor, no validation)."
     if _COUNT_CPU[0]: record_alloc(storage)   # the allocator (chapter 2) counts CPU storages only when asked
     td = object.__new__(TensorData)
     td.storage, td.shape, td.strides, td.offset = storage, shape, _contiguous_strides(shape), 0
-    td._np = arr   # the shaped numpy view of `storage`, when the caller has it (saves rebuilding it)
+    if arr is not None: td._np, td._np_epoch = arr, _views_epoch   # the caller's shaped view of `storage`
     return td
 
 def to_numpy(a: TensorData) -> np.ndarray:
     "A numpy view of `a` (no copy): a reshape when `a` owns its storage, else a strided view on it."
     r = a._np
-    if r is not None: return r
+    if r is not None and a._np_epoch == _views_epoch: return r
     s, shape, strides = a.storage, a.shape, a.strides
     if len(shape) > 64:   # tensors may have more dimensions (views, `tensor()`), numpy arrays may not
         raise RuntimeError(f"the numpy backend handles tensors of at most 64 dimensions (numpy's limit), "
@@ -170,7 +180,7 @@ def to_numpy(a: TensorData) -> np.ndarray:
     else:
         item = s.itemsize
         r = np.ndarray(shape, s.dtype, s, a.offset * item, tuple([st * item for st in strides]))
-    a._np = r   # kept for the next call: a TensorData never changes once built
+    a._np, a._np_epoch = r, _views_epoch   # kept for the next call (see `storage_resized`)
     return r
 
 def is_contiguous(a: TensorData) -> bool:
@@ -291,8 +301,7 @@ class NumpyBackend(Backend):
         "Elementwise binary `op` of same-shape `a` and `b`."
         sd = a.storage.dtype
         if sd is b.storage.dtype and sd in _PLAIN_NP and sd is out_dtype.numpy_dtype:   # numpy's ufunc as it is
-            x, y = a._np, b._np   # (the shaped views, when already made: this is the hot path of `a * b`)
-            r = ZIP_OPS[op](to_numpy(a) if x is None else x, to_numpy(b) if y is None else y)
+            r = ZIP_OPS[op](to_numpy(a), to_numpy(b))
             if type(r) is np.ndarray and r.dtype is sd and (r.ndim < 2 or r.flags.c_contiguous):
                 return make_data(r.reshape(-1), r.shape, r)
         x, y = _load(a, op), _load(b, op)

@@ -19,6 +19,7 @@ from ... import dtypes as dt
 from ...autograd import Function, is_grad_enabled, no_grad
 from ...nn.modules import Module, Parameter
 from ...tensor_data import _COUNT_CPU, _LIVE as _ALLOC_LIVE, _freed as _alloc_freed, record_alloc
+from ...backends import storage_resized
 from ...tensors import Tensor, empty, zeros
 
 # %% auto #0
@@ -91,12 +92,14 @@ def _free(t: Tensor) -> None:
     if id(s) in _ALLOC_LIVE and type(s) is np.ndarray:   # booked by the allocator: its weak reference blocks
         _alloc_freed(id(s), int(s.nbytes), "cpu")       # numpy's resize, so book the free now (drops the reference)
     s.resize(0, refcheck=False)
+    storage_resized()   # numpy views cached on this storage's TensorData would point at the freed buffer
 
 
 def _refill(t: Tensor, n: int) -> None:
     "Give `t`'s storage its `n` elements back (their values are whatever the next all-gather writes)."
     s = t._data.storage
     s.resize(n, refcheck=False)
+    storage_resized()
     if _COUNT_CPU[0] and type(s) is np.ndarray: record_alloc(s)   # the allocator sees the memory come back
 
 
