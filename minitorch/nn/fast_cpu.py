@@ -12,7 +12,8 @@ from numba import njit
 import minitorch
 from ..tensors import Tensor
 from ..autograd import Function
-from ..backends import to_numpy as _to_np, from_numpy as _from_np
+from ..backends import to_numpy as _to_np
+from .functional import _wrap_np
 
 # %% auto #0
 __all__ = []
@@ -75,10 +76,6 @@ def _np_col2im(g: np.ndarray, shape: tuple, kernel: tuple, dilation: tuple, pads
     out = np.zeros(shape, dtype=g.dtype)
     _col2im_nb(g6, out, kh, kw, stride[0], stride[1], dilation[0], dilation[1], pads[0], pads[2])
     return out
-
-def _wrap_np(arr: np.ndarray, like: Tensor) -> Tensor:
-    "A numpy result as a tensor with `like`'s dtype and device."
-    return Tensor._make(_from_np(arr, like.dtype), like.dtype, like._device)
 
 class _Im2Col(Function):
     "unfold on the CPU: `(N, C, H, W)` → `(N, C, kh·kw, L)` windows; backward is `_Col2Im` (fold)."

@@ -48,8 +48,8 @@ def _blas_ok(*ts: Tensor) -> bool:
     return (d is minitorch.float32 or d is minitorch.float64) and all(
         t.dtype is d and t._device.type == 'cpu' for t in ts)
 
-def _np_tensor(arr: np.ndarray, like: Tensor) -> Tensor:
-    "A fresh numpy result as a tensor of `like`'s dtype and device."
+def _wrap_np(arr: np.ndarray, like: Tensor) -> Tensor:
+    "A numpy result as a tensor with `like`'s dtype and device (the numpy paths here and in 11b use it)."
     return Tensor._make(_from_numpy(arr, like.dtype), like.dtype, like._device)
 
 class _Addmm(Function):
@@ -72,8 +72,8 @@ class _Addmm(Function):
         if (_blas_ok(g, x, wt) and ctx.bias_shape == g._data.shape[1:] and not minitorch.is_grad_enabled()
                 and not (_modes_on[0] and _State.dispatch_modes)):   # (a mode that sees backward's ops sees them)
             G, X, W = _to_numpy(g._data), _to_numpy(x._data), _to_numpy(wt._data)
-            return (_np_tensor(G.sum(0), g) if need[0] else None, _np_tensor(G @ W.T, g) if need[1] else None,
-                    _np_tensor(G.T @ X, g).mT if need[2] else None)
+            return (_wrap_np(G.sum(0), g) if need[0] else None, _wrap_np(G @ W.T, g) if need[1] else None,
+                    _wrap_np(G.T @ X, g).mT if need[2] else None)
         gb = minitorch.ops.sum_to_shape(g, ctx.bias_shape) if need[0] else None
         gx = g.mm(wt.mT) if need[1] else None
         gw = g.mT.mm(x).mT if need[2] else None
