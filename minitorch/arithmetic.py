@@ -11,14 +11,14 @@ from typing import Any
 
 import numpy as np
 
-from . import dtypes as dt, backends
+from . import dtypes as dt
 from .dtypes import dtype
 from .tensor_data import TensorData, broadcast_shapes
 from .backends import get_backend, make_data, is_contiguous, _contiguous_strides
 from .tensors import Tensor, tensor, zeros, zeros_like, ones_like, full_like, _as_device, patch
 from .autograd import Function, _State
 from .pointwise import *
-from .pointwise import (_BACKENDS, _BCAST, _LOW16, _NI, _Number, _OPMATH_SCALAR, _OUT_DTYPE, _OUT_RULES, _REFUSE, _TORCH_NAMES, _broadcast, _check_operand, _cj, _data_as, _device_of, _expand_data, _float_of, _kind, _opmath_scalar, _refuse, _result_type, _same, _write_out)
+from .pointwise import (_BCAST, _LOW16, _NI, _Number, _OPMATH_SCALAR, _OUT_DTYPE, _OUT_RULES, _REFUSE, _TORCH_NAMES, _broadcast, _check_operand, _cj, _data_as, _device_of, _expand_data, _float_of, _kind, _opmath_scalar, _refuse, _result_type, _same, _write_out)
 
 # %% auto #0
 __all__ = ['multiply', 'subtract', 'divide', 'neg', 'abs', 'exp', 'exp2', 'log', 'log2', 'log10', 'log1p', 'expm1', 'sqrt',

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from . import dtypes as dt, backends
+from . import dtypes as dt
 from .dtypes import dtype
 from .tensor_data import TensorData, broadcast_shapes
 from .backends import get_backend, make_data, is_contiguous, _contiguous_strides

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from . import dtypes as dt, backends
+from . import dtypes as dt
 from .dtypes import dtype
 from .tensor_data import TensorData, broadcast_shapes
 from .backends import get_backend, make_data, is_contiguous, _contiguous_strides
@@ -75,7 +75,6 @@ def _check_operand(x: Any) -> None:
         raise TypeError(f"unsupported operand type: '{type(x).__name__}'")
 
 _BCAST: dict = {}
-_BACKENDS = backends._CACHE   # device type -> backend (emptied, never replaced, when the backend is switched)
 
 def _broadcast(sa: tuple, sb: tuple) -> tuple:
     "Broadcast shape of `sa` and `sb` (cached; the tensor-data chapter's `broadcast_shapes` raises errors)."
@@ -92,8 +91,7 @@ def binary_forward(op: str, a: Any, b: Any, dtype_: dtype | None = None, out_dty
         d, dev = a.dtype, a._device   # the common case first: two tensors of one dtype, device and shape
         if (d is b.dtype and dev is b._device and a._data.shape == b._data.shape and d.name not in _LOW16
                 and op not in _REFUSE):
-            bk = _BACKENDS.get(dev.type) or get_backend(dev.type)   # (get_backend, one call less)
-            return Tensor._make(bk.zip(op, a._data, b._data, d), d, dev)
+            return Tensor._make(get_backend(dev.type).zip(op, a._data, b._data, d), d, dev)
     d = dtype_ or _result_type(a, b)
     if op in _REFUSE: check_kernel(op, d)
     dev = _device_of(a, b)
