@@ -403,3 +403,21 @@ def fmin(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
     check_kernel('fmin', dt.promote_types(input.dtype, other.dtype))
     c = (input.detach() <= other.detach()) | isnan(other.detach())
     return where(c, input, other)
+
+# %% ../nbs/08d_more_ops.ipynb #a1414eca
+from .ops import bitwise_left_shift, bitwise_right_shift
+from .views import _make_inplace, _check_cast
+
+def _shift_inplace(f: Any) -> Any:
+    "The in-place shift `f_`: the cast check first, then the in-place op."
+    run = _make_inplace(f.__name__ + '_', f)
+    def g(self: Tensor, other: Any) -> Tensor:
+        _check_cast(self, other)
+        return run(self, other)
+    g.__name__, g.__doc__ = run.__name__, run.__doc__
+    return g
+
+Tensor.bitwise_left_shift_ = _shift_inplace(bitwise_left_shift)
+Tensor.bitwise_right_shift_ = _shift_inplace(bitwise_right_shift)
+Tensor.__ilshift__ = lambda self, other: self.bitwise_left_shift_(other)
+Tensor.__irshift__ = lambda self, other: self.bitwise_right_shift_(other)

@@ -24,9 +24,9 @@ from .arithmetic import *
 __all__ = ['greater', 'greater_equal', 'less', 'less_equal', 'not_equal', 'clip', 'arctan2', 'preserve_format',
            'contiguous_format', 'channels_last', 'channels_last_3d', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'logical_and',
            'logical_or', 'logical_xor', 'logical_not', 'bitwise_and', 'bitwise_or', 'bitwise_xor', 'bitwise_not',
-           'isnan', 'isinf', 'isfinite', 'isposinf', 'isneginf', 'signbit', 'isclose', 'allclose', 'equal', 'Clamp',
-           'clamp', 'clamp_min', 'clamp_max', 'atan2', 'ToCopy', 'memory_format', 'Clone', 'clone', 'Conj', 'conj',
-           'real', 'imag']
+           'isnan', 'isinf', 'isfinite', 'isposinf', 'isneginf', 'signbit', 'isclose', 'allclose', 'equal',
+           'bitwise_left_shift', 'bitwise_right_shift', 'Clamp', 'clamp', 'clamp_min', 'clamp_max', 'atan2', 'ToCopy',
+           'memory_format', 'Clone', 'clone', 'Conj', 'conj', 'real', 'imag']
 
 # %% ../nbs/08ab_logic_casts.ipynb #aa701e82
 # minitorch.ops is where every pointwise name was defined before the chapter was split: it keeps them all,
@@ -169,6 +169,28 @@ class _NoGrad:
     "Minimal no-grad block for internal use."
     def __enter__(self): self.prev, _State.grad_enabled = _State.grad_enabled, False
     def __exit__(self, *a): _State.grad_enabled = self.prev
+
+# %% ../nbs/08ab_logic_casts.ipynb #9d839b9f
+_refuse('bitwise_left_shift', 'bfc', 'lshift_cpu'); _refuse('bitwise_right_shift', 'bfc', 'rshift_cpu')
+
+def _shift(op: str, input: Any, other: Any) -> Tensor:
+    "PyTorch's three overloads: (Tensor, Tensor), (Tensor, Number) and (Number, Tensor)."
+    input, other = _scalar_arg(input), _scalar_arg(other)
+    ok = lambda x: isinstance(x, Tensor) or isinstance(x, _Number)
+    if not (isinstance(input, Tensor) or isinstance(other, Tensor)) or not (ok(input) and ok(other)):
+        raise TypeError(f"{op}() received an invalid combination of arguments - got ({type(input).__name__}, "
+                        f"{type(other).__name__}), but expected one of:")
+    return binary_forward(op, input, other)
+
+def bitwise_left_shift(input: Any, other: Any, *, out: Any = None) -> Tensor:
+    "Elementwise `input << other` of integers (0 when shifted by a negative amount or the bit width or more)."
+    if out is not None: return _write_out(bitwise_left_shift(input, other), out, 'bitwise_left_shift')
+    return _shift('bitwise_left_shift', input, other)
+
+def bitwise_right_shift(input: Any, other: Any, *, out: Any = None) -> Tensor:
+    "Elementwise `input >> other` of integers, arithmetic (sign-filling) for signed dtypes."
+    if out is not None: return _write_out(bitwise_right_shift(input, other), out, 'bitwise_right_shift')
+    return _shift('bitwise_right_shift', input, other)
 
 # %% ../nbs/08ab_logic_casts.ipynb #71324547
 class Clamp(Function):
@@ -463,7 +485,7 @@ for _f in (add, sub, mul, div, floor_divide, remainder, fmod, pow, maximum, mini
            eq, ne, lt, le, gt, ge, greater, greater_equal, less, less_equal, not_equal, logical_and, logical_or,
            logical_xor, logical_not, bitwise_and, bitwise_or, bitwise_xor, bitwise_not, isnan, isinf, isfinite,
            isposinf, isneginf, signbit, isclose, allclose, equal, clamp, clip, clamp_min, clamp_max, atan2,
-           arctan2, clone, conj, positive):
+           arctan2, clone, conj, positive, bitwise_left_shift, bitwise_right_shift):
     setattr(Tensor, _f.__name__, _f)
 
 def _where_method(self: Tensor, condition: Tensor, other: Any) -> Tensor:
@@ -495,7 +517,9 @@ _OPERATORS = {
     '__rfloordiv__': _rev(floor_divide), '__mod__': remainder, '__rmod__': _rev(remainder), '__pow__': pow,
     '__rpow__': _rev(pow), '__neg__': neg, '__pos__': positive, '__abs__': abs, '__invert__': _invert,
     '__and__': bitwise_and, '__rand__': _rev(bitwise_and), '__or__': bitwise_or, '__ror__': _rev(bitwise_or),
-    '__xor__': bitwise_xor, '__rxor__': _rev(bitwise_xor), '__eq__': eq, '__ne__': ne, '__lt__': lt,
+    '__xor__': bitwise_xor, '__rxor__': _rev(bitwise_xor), '__lshift__': bitwise_left_shift,
+    '__rlshift__': _rev(bitwise_left_shift), '__rshift__': bitwise_right_shift, '__rrshift__': _rev(bitwise_right_shift),
+    '__eq__': eq, '__ne__': ne, '__lt__': lt,
     '__le__': le, '__gt__': gt, '__ge__': ge,
 }
 
