@@ -136,8 +136,9 @@ ZIP_OPS: dict[str, Callable] = {
     'bitwise_left_shift': np.left_shift, 'bitwise_right_shift': np.right_shift,
 }
 
+# the ufuncs' own `reduce` for the four folds: what `np.sum` calls, without its Python wrapper (1 us per call)
 REDUCE_OPS: dict[str, Callable] = {
-    'sum': np.sum, 'prod': np.prod, 'max': np.max, 'min': np.min, 'argmax': np.argmax,
+    'sum': np.add.reduce, 'prod': np.multiply.reduce, 'max': np.maximum.reduce, 'min': np.minimum.reduce, 'argmax': np.argmax,
     'argmin': np.argmin, 'any': np.any, 'all': np.all,
 }
 

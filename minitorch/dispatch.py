@@ -14,6 +14,7 @@ from typing import Any, Callable
 from . import autograd as _ag, dtypes as dt
 from .autograd import _State, _modes_on, Function
 from .tensors import Tensor, ones
+from .ops import _PLAIN_OPERAND
 from .tensor_data import broadcast_shapes
 
 _push_lock = threading.Lock()
@@ -34,10 +35,10 @@ def _pop(stack: list, mode: Any) -> None:
 
 # %% auto #0
 __all__ = ['OPS_BY_KIND', 'NOT_OPS', 'DUNDERS', 'KIND', 'op_table', 'decompositions', 'FLOP_FORMULAS', 'TorchFunctionMode',
-           'TorchDispatchMode', 'OpOverload', 'make_door', 'op_name', 'public_ops', 'kind_of', 'OpInfo',
-           'install_doors', 'describe', 'LoggingMode', 'FlopCounterMode', 'linear_decomp', 'addmm_decomp', 'bmm_decomp',
-           'baddbmm_decomp', 'softmax_decomp', 'log_softmax_decomp', 'layer_norm_decomp', 'cross_entropy_decomp',
-           'conv2d_decomp', 'conv1d_decomp', 'sdpa_decomp', 'alias_torch_modules']
+           'TorchDispatchMode', 'OpOverload', 'make_door', 'op_name', 'make_operator_door', 'public_ops', 'kind_of',
+           'OpInfo', 'install_doors', 'describe', 'LoggingMode', 'FlopCounterMode', 'linear_decomp', 'addmm_decomp',
+           'bmm_decomp', 'baddbmm_decomp', 'softmax_decomp', 'log_softmax_decomp', 'layer_norm_decomp',
+           'cross_entropy_decomp', 'conv2d_decomp', 'conv1d_decomp', 'sdpa_decomp', 'alias_torch_modules']
 
 # %% ../nbs/17a_dispatch.ipynb #7f123ce9
 class TorchFunctionMode:
@@ -114,6 +115,19 @@ def op_name(func: Callable) -> str | None:
     "The op-table name of a public op or of what a dispatch mode receives ('mul', 'linear', ...); None otherwise."
     return getattr(func, '_op_name', None) or (func.__name__ if isinstance(func, OpOverload) else None)
 
+# %% ../nbs/17a_dispatch.ipynb #50582ab6
+def make_operator_door(name: str, impl: Callable, fn: type, swap: int) -> Callable:
+    "The door of a binary operator whose plain case is `fn.apply(self, other)` (`fn.apply(other, self)` if `swap`)."
+    overload, apply, plain = OpOverload(name, impl), fn._apply, _PLAIN_OPERAND
+    def door(self: Any, other: Any) -> Any:
+        if not _modes_on[0]:
+            if other.__class__ in plain: return apply(other, self) if swap else apply(self, other)
+            return impl(self, other)
+        return _through_modes(door, overload, (self, other), {})
+    functools.update_wrapper(door, impl)
+    door._op_name, door._overload = name, overload
+    return door
+
 # %% ../nbs/17a_dispatch.ipynb #69511a38
 def _overload_of(cls: type) -> OpOverload:
     "The `OpOverload` of a `Function` class (made once, kept on the class)."
@@ -137,7 +151,7 @@ _ag._dispatch_apply, _ag._dispatch_leaf = _dispatch_apply, _dispatch_leaf
 OPS_BY_KIND = {
     'pointwise': '''
         abs absolute acos acosh add addcdiv addcmul angle arccos arccosh arcsin arcsinh arctan arctan2 arctanh asin
-        asinh atan atan2 atanh bitwise_and bitwise_not bitwise_or bitwise_xor ceil clamp clamp_max clamp_min clip
+        asinh atan atan2 atanh bitwise_and bitwise_left_shift bitwise_not bitwise_or bitwise_right_shift bitwise_xor ceil clamp clamp_max clamp_min clip
         complex conj_physical copysign cos cosh cross deg2rad div divide erf exp exp2 expm1 fix float_power floor
         floor_divide fmax fmin fmod frac heaviside hypot lerp log log10 log1p log2 logaddexp logaddexp2 logit maximum
         minimum mul multiply nan_to_num neg negative polar positive pow rad2deg reciprocal relu remainder renorm round
@@ -164,7 +178,7 @@ OPS_BY_KIND = {
         argwhere block_diag cartesian_prod cat column_stack combinations concat concatenate diag diag_embed diagflat
         diagonal_copy dstack flip fliplr flipud gather hstack index index_add index_copy index_fill index_put
         index_select masked_fill masked_select narrow_copy nonzero repeat repeat_interleave roll rot90 row_stack
-        scatter scatter_add stack sum_to_size take take_along_dim tile tril tril_indices triu triu_indices vander
+        put scatter scatter_add stack sum_to_size take take_along_dim tile tril tril_indices triu triu_indices vander
         vstack''',
     'creation': '''
         arange as_tensor empty empty_like eye from_numpy full full_like linspace logspace new_empty new_full new_ones
@@ -215,7 +229,9 @@ DUNDERS = {   # Tensor's operators and the op each one is
     '__or__': 'bitwise_or', '__ror__': 'bitwise_or', '__ior__': 'bitwise_or_', '__xor__': 'bitwise_xor',
     '__rxor__': 'bitwise_xor', '__ixor__': 'bitwise_xor_', '__eq__': 'eq', '__ne__': 'ne', '__lt__': 'lt',
     '__le__': 'le', '__gt__': 'gt', '__ge__': 'ge', '__matmul__': 'matmul', '__rmatmul__': 'matmul',
-    '__getitem__': 'index', '__setitem__': 'index_put_'}
+    '__getitem__': 'index', '__setitem__': 'index_put_', '__lshift__': 'bitwise_left_shift',
+    '__rlshift__': 'bitwise_left_shift', '__ilshift__': 'bitwise_left_shift_', '__rshift__': 'bitwise_right_shift',
+    '__rrshift__': 'bitwise_right_shift', '__irshift__': 'bitwise_right_shift_'}
 
 KIND = {n: k for k, names in OPS_BY_KIND.items() for n in names.split()}
 
@@ -272,6 +288,7 @@ def _functions() -> dict[str, type]:
 def install_doors() -> dict[str, OpInfo]:
     "Put a door in front of every public op and fill `op_table`; safe to call again (new ops get doors)."
     from minitorch.backends import MAP_OPS, ZIP_OPS
+    from minitorch.ops import _DIRECT
     functions = _functions()
     doors: dict = {}
     for ns, attr, name in public_ops():
@@ -285,7 +302,10 @@ def install_doors() -> dict[str, OpInfo]:
             info.kernel = 'map' if name in MAP_OPS else 'zip' if name in ZIP_OPS else None
         if getattr(impl, '_op_name', None) is None:   # not yet behind a door
             door = doors.get((id(impl), name))   # one door per op name: `pinverse` and `linalg.pinv` differ
-            if door is None: door = doors[(id(impl), name)] = make_door(name, impl)
+            if door is None:
+                fast = _DIRECT.get(attr) if ns is Tensor else None
+                door = doors[(id(impl), name)] = (make_operator_door(name, impl, *fast) if fast else
+                                                  make_door(name, impl))
             setattr(ns, attr, door)
             impl = door
         if impl not in info.doors: info.doors.append(impl)
