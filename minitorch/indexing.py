@@ -216,6 +216,21 @@ def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False,
     return Gather.apply(x, d, index)
 
 # %% ../nbs/08ca_indexing.ipynb #3d4d2f48
+def _deterministic_cuda(x: Tensor) -> bool:
+    "True while `use_deterministic_algorithms(True)` is on and `x` lives on cuda (where torch avoids atomics)."
+    from minitorch.determinism import are_deterministic_algorithms_enabled   # here: determinism is imported after this module
+    return x._device.type == 'cuda' and are_deterministic_algorithms_enabled()
+
+def _scatter_via_index_put(bk: Any, out: TensorData, dim: int, index: Tensor, src: Tensor, d: dtype,
+                           accumulate: bool) -> None:
+    "torch's deterministic scatter(_add) on cuda: one `index_put_` at the full coordinates (index along `dim`)."
+    from minitorch.backends import _check_gather_index
+    idx = index.detach().cpu().numpy()
+    _check_gather_index(idx, dim, out.shape[dim])
+    key = tuple(idx if k == dim else np.arange(n).reshape([-1 if j == k else 1 for j in range(idx.ndim)])
+                for k, n in enumerate(idx.shape))
+    if idx.size: bk.index_put(out, key, _data_as(src.detach()[tuple(slice(0, n) for n in idx.shape)], d, bk), accumulate)
+
 class Scatter(Function):
     "out = x with x[index[i][j]][j] = src[i][j] (or += with reduce='add')."
     _node_name = 'ScatterBackward0'
@@ -224,9 +239,12 @@ class Scatter(Function):
         d = x.dtype
         bk = get_backend(x._device.type)
         out = Tensor._make(bk.copy(x._data, d), d, x._device)
-        sd = _data_as(src, d, bk)
-        if not isinstance(src, Tensor): sd = _expand_data(sd, index.shape)
-        bk.scatter(out._data, dim, index._data, sd, reduce)
+        if isinstance(src, Tensor) and reduce in (None, 'add') and _deterministic_cuda(x):   # torch's sorted road
+            _scatter_via_index_put(bk, out._data, dim, index, src, d, accumulate=reduce == 'add')
+        else:
+            sd = _data_as(src, d, bk)
+            if not isinstance(src, Tensor): sd = _expand_data(sd, index.shape)
+            bk.scatter(out._data, dim, index._data, sd, reduce)
         ctx.dim, ctx.reduce = dim, reduce
         ctx.save_for_backward(index)
         return out

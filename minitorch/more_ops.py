@@ -20,7 +20,7 @@ from .views import narrow, cat, stack, gather, sort, reshape, flatten
 # %% auto #0
 __all__ = ['tensordot', 'inner', 'kron', 'cross', 'dist', 'cdist', 'cov', 'corrcoef', 'meshgrid', 'cartesian_prod', 'block_diag',
            'atleast_1d', 'atleast_2d', 'atleast_3d', 'dstack', 'column_stack', 'row_stack', 'hsplit', 'vsplit',
-           'dsplit', 'split_with_sizes', 'rot90', 'take', 'take_along_dim', 'isin', 'searchsorted', 'bucketize',
+           'dsplit', 'split_with_sizes', 'rot90', 'take', 'put', 'take_along_dim', 'isin', 'searchsorted', 'bucketize',
            'diagflat', 'is_nonzero', 'is_signed', 'is_same_size', 'is_conj', 'is_neg', 'resolve_conj', 'resolve_neg',
            'conj_physical', 'tril_indices', 'triu_indices', 'vander', 'combinations', 'unique_consecutive', 'index_add',
            'index_copy', 'index_fill', 'renorm', 'narrow_copy']
@@ -256,6 +256,27 @@ def take(input: Tensor, index: Tensor) -> Tensor:
     i = where(i < 0, i + n, i)
     return flatten(input).index_select(0, i).reshape(*index.shape)
 
+# %% ../nbs/08db_building.ipynb #da9df5c5
+def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
+    "A copy of `input` with `source` written (or added, with `accumulate`) at the flat row-major positions `index`."
+    if not accumulate or input._device.type == 'cuda':   # repeats race, or are added with atomics on cuda
+        from minitorch.determinism import alert_not_deterministic
+        alert_not_deterministic('put_')
+    if index.dtype is not dt.int64:
+        raise RuntimeError(f"put_(): Expected a long tensor for index, but got {torch_name(index.dtype)}")
+    if source.dtype != input.dtype:
+        raise RuntimeError(f"put_(): self and source expected to have the same dtype, but got self.dtype = "
+                           f"{torch_name(input.dtype)} and source.dtype = {torch_name(source.dtype)}")
+    if source.numel() != index.numel():
+        raise IndexError(f"put_(): Expected source and index to have the same number of elements, but got "
+                         f"source.numel() = {source.numel()}, index.numel() = {index.numel()}")
+    n, i = input.numel(), flatten(index)
+    bad = i.detach().cpu().numpy()
+    bad = bad[(bad >= n) | (bad < -n)]
+    if bad.size: raise IndexError(f"out of range: tried to access index {int(bad[0])} on a tensor of {n} elements.")
+    i = where(i < 0, i + n, i)
+    return flatten(input).index_put((i,), flatten(source), accumulate).reshape(tuple(input.shape))
+
 # %% ../nbs/08db_building.ipynb #f94300da
 def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None, *, out: Any = None) -> Tensor:
     "`gather` along `dim` with broadcasting (flattened when `dim` is None)."
@@ -465,11 +486,11 @@ _methods = [addmm, addmv, addr, baddbmm, addbmm, addcmul, addcdiv, lerp, logadde
             logit, sinc, frac, deg2rad, rad2deg, heaviside, float_power, copysign, fmax, fmin, nan_to_num, nansum,
             nanmean, diff, cummax, cummin, logcumsumexp, median, nanmedian, kthvalue, quantile, inner, kron, cross,
             dist, cov, corrcoef, hsplit, vsplit, dsplit, split_with_sizes, rot90, take, take_along_dim, diagflat,
-            mode, histc, unique_consecutive, index_add, index_copy, index_fill, renorm, narrow_copy,
+            mode, histc, unique_consecutive, index_add, index_copy, index_fill, renorm, narrow_copy, put,
             is_nonzero, is_signed, is_same_size, is_conj, is_neg, resolve_conj, resolve_neg, conj_physical]
 for _f in _methods: setattr(Tensor, _f.__name__, _f)
 for _f in [addmm, addmv, addr, baddbmm, addbmm, addcmul, addcdiv, lerp, hypot, xlogy, logit, sinc, frac, deg2rad,
-           rad2deg, heaviside, float_power, copysign, nan_to_num, index_add, index_copy, index_fill, renorm]:
+           rad2deg, heaviside, float_power, copysign, nan_to_num, index_add, index_copy, index_fill, renorm, put]:
     setattr(Tensor, _f.__name__ + '_', _swap(_f))
 
 @patch
