@@ -9,13 +9,13 @@ from typing import Any, Callable
 import minitorch
 from ..tensors import Tensor
 from ..autograd import Function, no_grad, is_grad_enabled
-from ..dispatch import TorchDispatchMode, op_table, decompositions
+from ..dispatch import TorchDispatchMode, op_table, decompositions, _overload_of
 from .graph import Graph, GraphModule, Node, map_arg
 
 log = logging.getLogger('minitorch._dynamo')
 
 # %% auto #0
-__all__ = ['log', 'JointTracer', 'make_joint', 'Partition', 'partition', 'default_partition',
+__all__ = ['log', 'JointTracer', 'explicit_op', 'make_joint', 'Partition', 'partition', 'default_partition',
            'min_cut_rematerialization_partition', 'unsafe_constants', 'aot_function', 'aot_eager', 'decompose',
            'op_counts']
 
@@ -42,7 +42,7 @@ class JointTracer(TorchDispatchMode):
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
         if self.decompose and func.__name__ in decompositions:
-            with self: return decompositions[func.__name__](*args, **kwargs)   # its smaller ops are recorded instead
+            with self: return _decomposition(func.__name__)(*args, **kwargs)   # its smaller ops are recorded instead
         if self.through and func.function is None and func.__name__ != 'accumulate_grad':
             n0 = len(self.graph.nodes)
             with self: out = func.impl(*args, **kwargs)   # a composite op (gelu, silu): record the ops it is made of
@@ -50,12 +50,34 @@ class JointTracer(TorchDispatchMode):
             if len(self.graph.nodes) > n0 and all(id(o) in self.env for o in outs if isinstance(o, Tensor)): return out
         else: out = func(*args, **kwargs)
         if func.__name__ == 'accumulate_grad': return out
+        func, args, kwargs = explicit_op(func, args, kwargs)
         node = self.graph.call_function(func, self.arg(args), {k: self.arg(v) for k, v in kwargs.items()})
         if isinstance(out, Tensor): self.add(out, node)
         elif isinstance(out, (tuple, list)):
             for i, o in enumerate(out):
                 if isinstance(o, Tensor): self.add(o, self.graph.call_function(operator.getitem, (node, i)))
         return out
+
+# %% ../../nbs/25c_aot_autograd.ipynb #560d71f7
+def explicit_op(func, args: tuple, kwargs: dict) -> tuple:
+    "The op as torch records it: `square(x)` (pow's `Function`, exponent implicit) is `pow(x, 2)`."
+    if func.function is not None and getattr(func.function, 'op', None) == 'square':
+        return _overload_of(op_table['pow'].function), (args[0], 2), kwargs
+    return func, args, kwargs
+
+_IN_FLOAT32 = {'layer_norm', 'softmax', 'log_softmax', 'cross_entropy'}
+
+def _decomposition(name: str) -> Callable:
+    "The dispatcher's decomposition of op `name`; the normalising ones compute float16/bfloat16 inputs in float32."
+    rule = decompositions[name]
+    if name not in _IN_FLOAT32: return rule
+    def run(x, *args, **kwargs):
+        low = x.dtype if isinstance(x, Tensor) and x.dtype in (minitorch.float16, minitorch.bfloat16) else None
+        if low is None or kwargs.get('dtype') is not None or any(isinstance(a, minitorch.dtype) for a in args):
+            return rule(x, *args, **kwargs)          # full precision already, or a dtype asked for
+        up = lambda a: a.float() if isinstance(a, Tensor) and a.dtype == low else a
+        return rule(up(x), *map(up, args), **{k: up(v) for k, v in kwargs.items()}).to(low)
+    return run
 
 # %% ../../nbs/25c_aot_autograd.ipynb #3dd6838e
 def _fresh(x):

@@ -12,7 +12,7 @@ from ..tensors import Tensor
 from ..autograd import no_grad
 from ..dispatch import TorchDispatchMode
 from .graph import Graph, GraphModule
-from .aot import _Constant, _fresh
+from .aot import _Constant, _fresh, explicit_op
 
 # %% auto #0
 __all__ = ['prims', 'PRIMS_BY_KIND', 'DECOMPOSITIONS', 'add', 'sub', 'mul', 'div', 'ALIASES', 'D', 'Prim', 'register',
@@ -86,7 +86,8 @@ class PrimTracer(TorchDispatchMode):
         else:
             for i, o in enumerate(out): self._add(o, self.graph.call_function(operator.getitem, (node, i)))
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        kwargs, name = kwargs or {}, func.__name__
+        func, args, kwargs = explicit_op(func, args, kwargs or {})    # square(x) is pow(x, 2), as torch records it
+        name = func.__name__
         self.ops[name] += 1
         rule = DECOMPOSITIONS.get(name)
         if rule is not None and _accepts(rule, args, kwargs):   # a lower-level call (backward's) may not fit
