@@ -8,6 +8,7 @@ import hashlib, importlib.util, math, operator, os, sys
 from pathlib import Path
 from typing import Any, Callable
 import numpy as np
+from fastcore.basics import patch
 import minitorch
 from ..tensors import Tensor
 from .graph import Graph, Node, map_arg
@@ -15,8 +16,8 @@ from .aot import decompose, _Constant
 
 # %% auto #0
 __all__ = ['POINTWISE', 'REDUCTIONS', 'EXTERN', 'PARALLEL_MIN', 'counters', 'log', 'IRNode', 'lower', 'FusedGroup', 'schedule',
-           'kernel_count', 'generate', 'cache_dir', 'load_kernel', 'CompiledGraph', 'compile_fn', 'aot_inductor',
-           'compile_fx']
+           'kernel_count', 'KernelSource', 'generate', 'cache_dir', 'load_kernel', 'config', 'CompiledGraph',
+           'compile_fn', 'aot_inductor', 'compile_fx']
 
 # %% ../../nbs/26_inductor.ipynb #1f8374fc
 # pointwise ops as expression templates over their operands' values at one index
@@ -53,25 +54,29 @@ def _red_dim_ok(n: Node) -> bool:
 
 
 # %% ../../nbs/26_inductor.ipynb #a878117e
-def _contract(a, b, shape: tuple, dims: tuple, keepdim: bool):
+_NP_XP = (lambda t, i: t.sum(i, keepdims=True), lambda t, p: t.transpose(p), np.matmul)
+
+def _contract(a, b, shape: tuple, dims: tuple, keepdim: bool, xp: tuple = _NP_XP):
     """`sum(a * b, dims)` with `a`, `b` broadcasting to `shape`, as one batched matmul: dims both have and keep are
-    the batch, dims both have and sum are contracted, the rest are each operand's free dims. The product is never made."""
+    the batch, dims both have and sum are contracted, the rest are each operand's free dims. The product is never made.
+    `xp` is (sum keeping dims, permute, matmul): numpy's here, minitorch's for device tensors (chapter 26a)."""
+    sumk, perm, mm = xp
     d, red = len(shape), sorted({x % len(shape) for x in dims})
     a, b = a.reshape((1,) * (d - a.ndim) + a.shape), b.reshape((1,) * (d - b.ndim) + b.shape)
     for i in red:                                   # a summed dim only one operand has: sum it there first
-        if a.shape[i] != 1 and b.shape[i] == 1: a = a.sum(i, keepdims=True)
-        if b.shape[i] != 1 and a.shape[i] == 1: b = b.sum(i, keepdims=True)
+        if a.shape[i] != 1 and b.shape[i] == 1: a = sumk(a, i)
+        if b.shape[i] != 1 and a.shape[i] == 1: b = sumk(b, i)
     both = [i for i in range(d) if a.shape[i] != 1 and b.shape[i] != 1]
     batch, con = [i for i in both if i not in red], [i for i in both if i in red]
     fa = [i for i in range(d) if a.shape[i] != 1 and b.shape[i] == 1]
     fb = [i for i in range(d) if b.shape[i] != 1 and a.shape[i] == 1]
     rest = [i for i in range(d) if i not in batch + con + fa + fb]
     size = lambda ix: math.prod(shape[i] for i in ix)
-    A = a.transpose(batch + fa + con + [i for i in range(d) if i not in batch + fa + con]).reshape(size(batch), size(fa), size(con))
-    B = b.transpose(batch + con + fb + [i for i in range(d) if i not in batch + con + fb]).reshape(size(batch), size(con), size(fb))
-    perm = batch + fa + fb + rest + con
-    out = np.matmul(A, B).reshape([shape[i] for i in batch + fa + fb] + [1] * (len(rest) + len(con)))
-    out = out.transpose(np.argsort(perm))
+    A = perm(a, batch + fa + con + [i for i in range(d) if i not in batch + fa + con]).reshape(size(batch), size(fa), size(con))
+    B = perm(b, batch + con + fb + [i for i in range(d) if i not in batch + con + fb]).reshape(size(batch), size(con), size(fb))
+    order = batch + fa + fb + rest + con
+    out = mm(A, B).reshape([shape[i] for i in batch + fa + fb] + [1] * (len(rest) + len(con)))
+    out = perm(out, [int(i) for i in np.argsort(order)])
     return out if keepdim else out.reshape([s for i, s in enumerate(out.shape) if i not in red])
 
 def _contract_pattern(g: Graph, n: Node):
@@ -85,7 +90,7 @@ def _contract_pattern(g: Graph, n: Node):
     if not all(_float(_val(u)) for u in ops) or math.prod(_val(n).shape) * 2 > math.prod(_val(m).shape): return None
     shape, dims, keep = tuple(_val(m).shape), tuple(n.args[1]), bool(n.args[2]) if len(n.args) > 2 else False
     fn = lambda a, b: _contract(a, b, shape, dims, keep)
-    return ({m} if g.users(m) == [n] else set()), fn, ops
+    return ({m} if g.users(m) == [n] else set()), fn, ops, (shape, dims, keep)
 
 
 # %% ../../nbs/26_inductor.ipynb #a58208ad
@@ -121,7 +126,7 @@ def lower(g: Graph) -> list[IRNode]:
         if n.op != 'call_function': continue
         mm = _contract_pattern(g, n)
         if mm:
-            skip |= mm[0]; ir = IRNode(n, 'extern'); ir.fn, ir.operands = mm[1], mm[2]; out.append(ir)
+            skip |= mm[0]; ir = IRNode(n, 'extern'); ir.fn, ir.operands, ir.contract = mm[1:]; out.append(ir)
             continue
         name, v = _name(n), _val(n)
         args_ok = all(not isinstance(a, Node) or _float(_val(a)) for a in n.args) and not n.kwargs
@@ -191,60 +196,73 @@ def _row_offset(st: list[int], space: tuple) -> str:
 
 PARALLEL_MIN = 1 << 18      # elements below which a kernel runs on one thread (Inductor has a similar threshold)
 
-def generate(group: FusedGroup, users_outside: set) -> tuple[str, list[Node], list[Node]]:
-    "Numba source of one fused kernel; returns (source, input nodes, output nodes). The kernel is called `kernel`."
-    S, members = group.space, {ir.node: ir for ir in group.nodes}
-    rows, cols = math.prod(S[:-1]), S[-1]
-    is_row = {n: ir.shape != S for n, ir in members.items()}
-    f32 = _val(group.nodes[0].node).dtype == minitorch.float32
-    inputs, outputs = [], [ir.node for ir in group.nodes if ir.node in users_outside]
-    def load(a: Node, elem: bool) -> str:
-        if a not in inputs: inputs.append(a)
-        st = _strides_in(tuple(_val(a).shape), S)
-        idx = _row_offset(st, S)
+
+# %% ../../nbs/26_inductor.ipynb #bb04358a
+class KernelSource:
+    "What every code generator needs of a group: its members, which are per row, and the source of loads and values."
+    def __init__(self, group: FusedGroup, users_outside: set):
+        S = self.space = group.space
+        self.group, self.members = group, {ir.node: ir for ir in group.nodes}
+        self.rows, self.cols = math.prod(S[:-1]), S[-1]
+        self.is_row = {n: ir.shape != S for n, ir in self.members.items()}
+        self.f32 = _val(group.nodes[0].node).dtype == minitorch.float32
+        self.inputs, self.outputs = [], [ir.node for ir in group.nodes if ir.node in users_outside]
+    def load(self, a: Node, elem: bool) -> str:
+        "A load of input `a` at row `r` (and column `c` if `elem`): strides 0 where `a` broadcasts."
+        if a not in self.inputs: self.inputs.append(a)
+        st = _strides_in(tuple(_val(a).shape), self.space)
+        idx = _row_offset(st, self.space)
         if elem and st[-1]: idx = f'{idx} + c' if st[-1] == 1 else f'{idx} + c * {st[-1]}'
         idx = idx.replace('0 + ', '') if idx.startswith('0 + ') else idx
-        return f'in{inputs.index(a)}[{idx}]'
-    def val(a, elem: bool) -> str:
+        return f'in{self.inputs.index(a)}[{idx}]'
+    def val(self, a, elem: bool) -> str:
         if not isinstance(a, Node):       # a literal in the kernel's dtype, so float32 math stays float32 (erff, expf)
             lit = repr(a) if type(a) is int else repr(float(a))
-            return f'np.float32({lit})' if f32 and type(a) is not int else lit
-        if a in members: return ('r_' if is_row[a] else 'e_') + a.name
-        return load(a, elem)
-    def expr(ir: IRNode, elem: bool) -> str:
-        return POINTWISE[_name(ir.node)].format(*(val(a, elem) for a in ir.node.args))
-    def elem_chain(roots) -> list[str]:
+            return f'np.float32({lit})' if self.f32 and type(a) is not int else lit
+        if a in self.members: return ('r_' if self.is_row[a] else 'e_') + a.name
+        return self.load(a, elem)
+    def expr(self, ir: IRNode, elem: bool) -> str:
+        return POINTWISE[_name(ir.node)].format(*(self.val(a, elem) for a in ir.node.args))
+    def elem_chain(self, roots) -> list[str]:
         "Statements computing the element-wise members `roots` need, in graph order (recomputed per loop)."
         need, todo = set(), [r for r in roots if isinstance(r, Node)]
         while todo:
             n = todo.pop()
-            if n in need or n not in members or is_row[n]: continue
+            if n in need or n not in self.members or self.is_row[n]: continue
             need.add(n); todo += [a for a in n.args if isinstance(a, Node)]
-        return [f'e_{ir.node.name} = {expr(ir, True)}' for ir in group.nodes if ir.node in need]
-    body = []
+        return [f'e_{ir.node.name} = {self.expr(ir, True)}' for ir in self.group.nodes if ir.node in need]
+    def params(self) -> str: return ', '.join([f'in{i}' for i in range(len(self.inputs))] + [f'out{k}' for k in range(len(self.outputs))])
+
+
+# %% ../../nbs/26_inductor.ipynb #73c8c127
+def generate(group: FusedGroup, users_outside: set) -> tuple[str, list[Node], list[Node]]:
+    "Numba source of one fused kernel; returns (source, input nodes, output nodes). The kernel is called `kernel`."
+    k = KernelSource(group, users_outside)
+    rows, cols, body = k.rows, k.cols, []
     for ir in group.nodes:
-        if not is_row[ir.node]: continue
+        if not k.is_row[ir.node]: continue
         n = ir.node
-        if ir.kind == 'pointwise': body.append(f'r_{n.name} = {expr(ir, False)}'); continue
+        if ir.kind == 'pointwise': body.append(f'r_{n.name} = {k.expr(ir, False)}'); continue
         init, comb, fin = REDUCTIONS[_name(n)]
         body.append(f'acc = {init}')
         body.append(f'for c in range({cols}):')
-        body += ['    ' + s for s in elem_chain([n.args[0]])]
-        body.append('    acc = ' + comb.format(acc='acc', v=val(n.args[0], True)))
+        body += ['    ' + s for s in k.elem_chain([n.args[0]])]
+        body.append('    acc = ' + comb.format(acc='acc', v=k.val(n.args[0], True)))
         body.append(f'r_{n.name} = ' + fin.format(acc='acc', n=cols))
-    elem_outs = [n for n in outputs if not is_row[n]]
-    body += [f'out{outputs.index(n)}[r] = r_{n.name}' for n in outputs if is_row[n]]
+    outs = k.outputs
+    elem_outs = [n for n in outs if not k.is_row[n]]
+    body += [f'out{outs.index(n)}[r] = r_{n.name}' for n in outs if k.is_row[n]]
     if elem_outs:
         body.append(f'for c in range({cols}):')
-        body += ['    ' + s for s in elem_chain(elem_outs)]
-        body += [f'    out{outputs.index(n)}[r * {cols} + c] = e_{n.name}' for n in elem_outs]
-    params = ', '.join([f'in{i}' for i in range(len(inputs))] + [f'out{k}' for k in range(len(outputs))])
+        body += ['    ' + s for s in k.elem_chain(elem_outs)]
+        body += [f'    out{outs.index(n)}[r * {cols} + c] = e_{n.name}' for n in elem_outs]
     par = rows * cols >= PARALLEL_MIN           # threads cost more than they save on a small kernel
     # fastmath 'nsz' only: a value recomputed in two loops must round alike (see below)
     lines = ['import math, numba', 'import numpy as np', '',
              f'@numba.njit(parallel={par}, cache=True, fastmath={{"nsz"}})',
-             f'def kernel({params}):', f'    for r in {"numba.prange" if par else "range"}({rows}):'] + ['        ' + s for s in body]
-    return '\n'.join(lines) + '\n', inputs, outputs
+             f'def kernel({k.params()}):', f'    for r in {"numba.prange" if par else "range"}({rows}):'] + ['        ' + s for s in body]
+    return '\n'.join(lines) + '\n', k.inputs, k.outputs
+
 
 # %% ../../nbs/26_inductor.ipynb #2e67ed0f
 def cache_dir() -> Path:
@@ -266,19 +284,35 @@ def load_kernel(src: str) -> Callable:
     spec.loader.exec_module(mod)
     _loaded[h] = mod.kernel; return mod.kernel
 
-def _debug() -> bool: return os.environ.get('MINITORCH_COMPILE_DEBUG', '') not in ('', '0')
+
+# %% ../../nbs/26_inductor.ipynb #6300c9e8
+class config:
+    "Switches of the backend (as `torch._inductor.config`): `trace` prints each graph, its groups and its kernels' source."
+    trace: bool = False
+
+def _debug(trace: bool | None = None) -> bool:
+    "Trace when asked by the caller (`options={'trace': True}`), by `config.trace`, or by `MINITORCH_COMPILE_DEBUG=1`."
+    if trace is not None: return bool(trace)
+    return config.trace or os.environ.get('MINITORCH_COMPILE_DEBUG', '') not in ('', '0')
 
 def _np(v): return v.detach().numpy() if isinstance(v, Tensor) else v
 def _tensor(v): return minitorch.from_numpy(np.ascontiguousarray(v)) if isinstance(v, np.ndarray) else v
+def _device(g: Graph) -> str:
+    "'cuda' when a graph input lives on the GPU: its kernels are then generated for numba.cuda (chapter 26a)."
+    return next((_val(p).device.type for p in g.placeholders if isinstance(_val(p), Tensor)), 'cpu')
+def _cuda_codegen():
+    from . import cuda_codegen       # imported on first use: a CPU-only run never loads numba.cuda
+    return cuda_codegen
 
 counters = {'graphs': 0, 'kernels': 0}     # how many graphs and kernels this process built (tests read it)
 
+
+# %% ../../nbs/26_inductor.ipynb #16b7d666
 class CompiledGraph:
     "A decomposed graph run as a sequence of fused numba kernels, numpy extern calls and eager fallbacks."
-    def __init__(self, g: Graph, fuse: bool = True):
-        self.graph, self.ir = g, lower(g)
+    def __init__(self, g: Graph, fuse: bool = True, trace: bool | None = None):
+        self.graph, self.ir, self.device = g, lower(g), _device(g)
         self.steps = schedule(self.ir, fuse)
-        out_node = g.nodes[-1]
         outside: set = set()
         step_of = {}
         for s in self.steps:
@@ -289,44 +323,58 @@ class CompiledGraph:
             map_arg((n.args, n.kwargs), mark)
         for s in self.steps:     # an extern may read other nodes than its graph node's args (a contraction's operands)
             if getattr(s, 'kind', None) == 'extern': outside.update(a for a in s.operands if isinstance(a, Node) and a in step_of)
+        gen = _cuda_codegen().generate_cuda if self.device == 'cuda' else generate
         self.plan, self.sources = [], []
         for s in self.steps:
             if isinstance(s, FusedGroup):
-                src, ins, outs = generate(s, outside)
+                src, ins, outs = gen(s, outside)
                 self.sources.append(src)
                 self.plan.append(('kernel', load_kernel(src), ins, [(o, tuple(_val(o).shape), _val(o).dtype) for o in outs]))
             else: self.plan.append((s.kind, s))
         counters['graphs'] += 1; counters['kernels'] += self.kernel_count
-        if _debug():
-            print(g); print('fusion groups:', self.steps)
-            for i, src in enumerate(self.sources): print(f'--- kernel {i}\n{src}')
+        if _debug(trace): self.print_trace()
     @property
     def kernel_count(self) -> int: return kernel_count(self.steps)
 
-    def __call__(self, *args):
-        env = {p: _np(a) for p, a in zip(self.graph.placeholders, args)}
-        for step in self.plan:
-            if step[0] == 'kernel':
-                _, fn, ins, outs = step
-                arrs = [np.empty(shape, dtype=np.dtype(str(dt).split('.')[-1])) for _, shape, dt in outs]
-                fn(*[np.ascontiguousarray(env[i]).reshape(-1) for i in ins], *[a.reshape(-1) for a in arrs])
-                env.update({o: a for (o, _, _), a in zip(outs, arrs)})
-            elif step[0] == 'extern':
-                ir = step[1]; env[ir.node] = ir.fn(*[env[a] if isinstance(a, Node) else a for a in ir.operands])
-            else:
-                n = step[1].node
-                env[n] = _np(n.target(*map_arg(n.args, lambda a: _tensor(env[a])), **map_arg(n.kwargs, lambda a: _tensor(env[a]))))
-        return map_arg(self.graph.nodes[-1].args[0], lambda a: _tensor(env[a]))
 
-def compile_fn(fn: Callable, example_inputs: list, fuse: bool = True) -> CompiledGraph:
+# %% ../../nbs/26_inductor.ipynb #dc8e22bc
+@patch
+def __call__(self: CompiledGraph, *args):
+    if self.device == 'cuda': return _cuda_codegen().run_cuda(self, args)
+    env = {p: _np(a) for p, a in zip(self.graph.placeholders, args)}
+    for step in self.plan:
+        if step[0] == 'kernel':
+            _, fn, ins, outs = step
+            arrs = [np.empty(shape, dtype=np.dtype(str(dt).split('.')[-1])) for _, shape, dt in outs]
+            fn(*[np.ascontiguousarray(env[i]).reshape(-1) for i in ins], *[a.reshape(-1) for a in arrs])
+            env.update({o: a for (o, _, _), a in zip(outs, arrs)})
+        elif step[0] == 'extern':
+            ir = step[1]; env[ir.node] = ir.fn(*[env[a] if isinstance(a, Node) else a for a in ir.operands])
+        else:
+            n = step[1].node
+            env[n] = _np(n.target(*map_arg(n.args, lambda a: _tensor(env[a])), **map_arg(n.kwargs, lambda a: _tensor(env[a]))))
+    return map_arg(self.graph.nodes[-1].args[0], lambda a: _tensor(env[a]))
+
+@patch
+def print_trace(self: CompiledGraph, file=None):
+    "The debug view: the graph, its fusion groups (one step a line), then each kernel's source."
+    p = lambda *a: print(*a, file=file)
+    p(f'=== inductor ({self.device}): graph'); p(self.graph)
+    p(f'=== fusion groups: {self.kernel_count} kernels in {len(self.steps)} steps')
+    for i, s in enumerate(self.steps): p(f'  step {i}: {s}')
+    kernels = [s for s in self.steps if isinstance(s, FusedGroup)]
+    for i, (s, src) in enumerate(zip(kernels, self.sources)): p(f'=== kernel {i}: {s}'); p(src)
+
+def compile_fn(fn: Callable, example_inputs: list, fuse: bool = True, trace: bool | None = None) -> CompiledGraph:
     "Decompose `fn` on `example_inputs` and compile the result (inference only)."
-    return CompiledGraph(decompose(fn, list(example_inputs)), fuse)
+    return CompiledGraph(decompose(fn, list(example_inputs)), fuse, trace)
+
 
 # %% ../../nbs/26_inductor.ipynb #66380d11
 import logging
 log = logging.getLogger('minitorch._dynamo')
 
-def _compile_partition(run) -> None:
+def _compile_partition(run, trace: bool | None = None) -> None:
     "Swap the partition's forward and backward graphs for compiled ones (a graph that does not lower stays eager)."
     part = getattr(run, 'partition', None)
     if part is None: return
@@ -334,10 +382,10 @@ def _compile_partition(run) -> None:
     tangents = [n for n in part.bw.graph.placeholders if n.name.startswith('tangents_')]
     for t, o in zip(tangents, [o for o in outs if o.meta['val'].requires_grad]): t.meta.setdefault('val', o.meta['val'])
     for attr in ('fw', 'bw'):
-        try: setattr(part, attr, CompiledGraph(getattr(part, attr).graph))
+        try: setattr(part, attr, CompiledGraph(getattr(part, attr).graph, trace=trace))
         except Exception as e: log.info(f'inductor: {attr} graph runs eagerly ({type(e).__name__}: {e})')
 
-def aot_inductor(gm, example_inputs: list) -> Callable:
+def aot_inductor(gm, example_inputs: list, trace: bool | None = None) -> Callable:
     "AOT autograd as in `aot_eager` (chapter 25c), with the forward and backward graphs compiled into kernels."
     from minitorch.compiler import aot
     layers = [m for m in vars(gm).values() if isinstance(m, minitorch.nn.Module)]
@@ -348,14 +396,17 @@ def aot_inductor(gm, example_inputs: list) -> Callable:
         key = tuple((tuple(x.shape), x.dtype, x.requires_grad) if isinstance(x, Tensor) else x for x in list(inputs) + params)
         if key not in cache:
             cache[key] = aot._build(gm.forward, inputs, aot.default_partition, params, allowed)
-            _compile_partition(cache[key])
+            _compile_partition(cache[key], trace)
         return cache[key](*inputs, *params)
     compiled.cache = cache
     return compiled
 
-def compile_fx(gm, example_inputs: list) -> Callable:
-    "The `inductor` backend: kernels for inference calls, AOT autograd (graphs run eagerly) for calls that need grads."
-    train = aot_inductor(gm, example_inputs)
+def compile_fx(gm, example_inputs: list, options: dict | None = None) -> Callable:
+    """The `inductor` backend: kernels for inference calls, AOT autograd with compiled graphs for calls that need grads.
+    `options={'trace': True}` (or `'trace.enabled'`, torch's spelling) prints every graph this backend compiles."""
+    opts = options or {}
+    trace = opts.get('trace', opts.get('trace.enabled'))
+    train = aot_inductor(gm, example_inputs, trace)
     layers = [m for m in vars(gm).values() if isinstance(m, minitorch.nn.Module)]
     params = [p for m in layers for p in m.parameters()]
     cache: dict = {}
@@ -365,7 +416,7 @@ def compile_fx(gm, example_inputs: list) -> Callable:
         key = tuple((tuple(a.shape), a.dtype) if isinstance(a, Tensor) else (type(a), a) for a in args)
         if key not in cache:
             try:
-                c = compile_fn(gm.forward, list(args))
+                c = compile_fn(gm.forward, list(args), trace=trace)
                 cache[key] = c if c.kernel_count or any(s.kind == 'extern' for s in c.steps if isinstance(s, IRNode)) else gm.forward
             except Exception as e:            # an op or argument the IR cannot express: run the graph as captured
                 log.info(f'inductor: {type(e).__name__}: {e}; this graph runs eagerly')
