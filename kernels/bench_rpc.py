@@ -45,7 +45,7 @@ def main():
     ap.add_argument("--max-mib", type=int, default=16)
     ap.add_argument("--copy", action="store_true", help="copy every received tensor (no zero-copy receive)")
     args = ap.parse_args()
-    if args.copy: rpc.ZERO_COPY_BYTES = 1 << 62
+    if args.copy: rpc.wire.ZERO_COPY_BYTES = 1 << 62        # the receive path reads the wire module's setting
     rank = int(os.environ["RANK"])
     port = int(os.environ.get("MASTER_PORT", "29500")) + 1
     stop = threading.Event()
