@@ -19,10 +19,11 @@ log = logging.getLogger('minitorch._dynamo')
 exc = types.SimpleNamespace(Unsupported=Unsupported)
 
 # %% auto #0
-__all__ = ['log', 'exc', 'stats', 'Guard', 'tensor_guard', 'value_guard', 'id_guard', 'type_guard', 'len_guard',
-           'grad_mode_guard', 'OutputGraph', 'config', 'InvalidBackend', 'list_backends', 'lookup_backend',
-           'CacheEntry', 'FrameCache', 'Stats', 'reset', 'Compiler', 'GraphCompileReason', 'OptimizedModule', 'compile',
-           'ExplainOutput', 'explain']
+__all__ = ['log', 'exc', 'inductor_config', 'MODE_OPTIONS', 'stats', 'Guard', 'tensor_guard', 'value_guard', 'id_guard',
+           'type_guard', 'len_guard', 'grad_mode_guard', 'OutputGraph', 'config', 'InvalidBackend',
+           'BackendCompilerFailed', 'list_backends', 'lookup_backend', 'check_options', 'mode_options', 'CompileConfig',
+           'current_config', 'InductorWrapper', 'BackendWrapper', 'CacheEntry', 'FrameCache', 'Stats', 'reset',
+           'Compiler', 'GraphCompileReason', 'OptimizedModule', 'compile', 'ExplainOutput', 'explain']
 
 # %% ../nbs/25b_guards.ipynb #d098288d
 _TORCH_DTYPE = {'float32': 'Float', 'float64': 'Double', 'float16': 'Half', 'bfloat16': 'BFloat16', 'int64': 'Long',
@@ -144,13 +145,24 @@ class InvalidBackend(RuntimeError):
     def __init__(self, name): super().__init__(f"Invalid backend: {name!r}, see `minitorch._dynamo.list_backends()` for available backends.")
 exc.InvalidBackend = InvalidBackend
 
-def _eager(gm: GraphModule, example_inputs: list) -> Callable: return gm.forward
-def _aot_eager(gm, example_inputs):
+class BackendCompilerFailed(RuntimeError):
+    "A backend raised while compiling a graph (`torch._dynamo.exc.BackendCompilerFailed`)."
+    def __init__(self, backend_fn, inner: Exception):
+        self.backend_name = getattr(backend_fn, 'compiler_name', None) or getattr(backend_fn, '__name__', '?')
+        self.inner_exception = inner
+        super().__init__(f'backend={self.backend_name!r} raised:\n{type(inner).__name__}: {inner}')
+exc.BackendCompilerFailed = BackendCompilerFailed
+
+def _eager(gm: GraphModule, example_inputs: list, **kwargs) -> Callable:
+    if kwargs: log.warning(f'eager backend ignoring extra kwargs {kwargs}')
+    return gm.forward
+def _aot_eager(gm, example_inputs, **kwargs):
+    if kwargs: log.warning(f'aot_autograd-based backend ignoring extra kwargs {kwargs}')
     from minitorch.compiler.aot import aot_eager      # chapter 25c
     return aot_eager(gm, example_inputs)
-def _inductor(gm, example_inputs):
+def _inductor(gm, example_inputs, **kwargs):
     from minitorch.compiler.inductor import compile_fx   # chapter 26
-    return compile_fx(gm, example_inputs)
+    return compile_fx(gm, example_inputs, **kwargs)
 _BACKENDS = {'eager': _eager, 'aot_eager': _aot_eager, 'inductor': _inductor}
 
 def list_backends(exclude_tags=()) -> list[str]: return sorted(b for b in _BACKENDS if b != 'eager')
@@ -158,6 +170,74 @@ def lookup_backend(backend) -> Callable:
     if callable(backend): return backend
     if backend not in _BACKENDS: raise InvalidBackend(backend)
     return _BACKENDS[backend]
+
+# %% ../nbs/25b_guards.ipynb #cea7d7ef
+inductor_config: dict = {     # torch._inductor.config: the options minitorch's inductor accepts, torch's defaults
+    'debug': False, 'trace.enabled': False, 'trace.debug_dir': None, 'trace.output_code': True,
+    'trace.fx_graph': True, 'trace.fx_graph_transformed': True, 'trace.ir_pre_fusion': True,
+    'trace.ir_post_fusion': True, 'trace.graph_diagram': False, 'triton.cudagraphs': False, 'max_autotune': False,
+    'coordinate_descent_tuning': False, 'epilogue_fusion': True, 'freezing': False, 'fallback_random': False,
+    'fallback_by_default': False}
+MODE_OPTIONS = {'default': {}, 'lite': {'fallback_by_default': True}, 'reduce-overhead': {'triton.cudagraphs': True},
+                'max-autotune-no-cudagraphs': {'max_autotune': True, 'coordinate_descent_tuning': True},
+                'max-autotune': {'max_autotune': True, 'triton.cudagraphs': True, 'coordinate_descent_tuning': True}}
+
+def check_options(options: dict | None) -> dict:
+    "Inductor `options` as config patches: keys with `-` read as `_`; unknown keys and wrong types raise as in torch."
+    out = {}
+    for key, val in (options or {}).items():
+        name = key.replace('-', '_')
+        if name not in inductor_config:
+            raise RuntimeError(f'Unexpected optimization option {key}, known options are {list(inductor_config)}')
+        default = inductor_config[name]
+        if default is not None and not isinstance(val, type(default)):
+            raise RuntimeError(f'Unexpected type of attr {key}, got {type(val).__name__} should be {type(default).__name__}')
+        out[name] = val
+    return out
+
+def mode_options(mode: str | None) -> dict:
+    "The options a mode stands for (`torch._inductor.list_mode_options`)."
+    if mode is None: return {}
+    if mode not in MODE_OPTIONS: raise RuntimeError(f"Unrecognized mode={mode}, should be one of: {', '.join(MODE_OPTIONS)}")
+    return dict(MODE_OPTIONS[mode])
+
+# %% ../nbs/25b_guards.ipynb #1347695f
+class CompileConfig:
+    "What one `compile` call asks of its backend: `mode`, the user's `options`, and inductor's `patches` (mode's, then user's)."
+    def __init__(self, mode: str = 'default', options: dict | None = None, patches: dict | None = None):
+        self.mode, self.options, self.patches = mode, dict(options or {}), dict(patches or {})
+    def __getitem__(self, key: str):
+        "The value in force for inductor option `key`: its patch, else the default."
+        key = key.replace('-', '_')
+        return self.patches[key] if key in self.patches else inductor_config[key]
+    def __repr__(self): return f'CompileConfig(mode={self.mode!r}, options={self.options!r}, patches={self.patches!r})'
+
+_active: list = []
+
+def current_config() -> CompileConfig | None:
+    "The `CompileConfig` of the `compile` call whose backend is compiling a graph now (None outside a backend call)."
+    return _active[-1] if _active else None
+
+class InductorWrapper:
+    "`backend='inductor'` (torch's `_TorchCompileInductorWrapper`): mode and options checked now, passed as config_patches."
+    compiler_name = 'inductor'
+    def __init__(self, mode: str | None = None, options: dict | None = None):
+        self.config = {**check_options(mode_options(mode)), **check_options(options)}
+    def __call__(self, gm, example_inputs):
+        from minitorch.compiler.inductor import compile_fx
+        if 'config_patches' in inspect.signature(compile_fx).parameters:
+            return compile_fx(gm, example_inputs, config_patches=dict(self.config))
+        return compile_fx(gm, example_inputs)
+
+class BackendWrapper:
+    "Any other backend (torch's `_TorchCompileWrapper`): `mode=` and `options=` passed on only when given."
+    def __init__(self, backend, mode: str | None = None, options: dict | None = None):
+        self.compiler_fn = lookup_backend(backend)
+        self.compiler_name = backend if isinstance(backend, str) else getattr(backend, '__name__', str(backend))
+        self.kwargs = {}
+        if mode and mode != 'default': self.kwargs['mode'] = mode
+        if options: self.kwargs['options'] = options
+    def __call__(self, gm, example_inputs): return self.compiler_fn(gm, example_inputs, **self.kwargs)
 
 # %% ../nbs/25b_guards.ipynb #7c70f131
 class CacheEntry:
@@ -219,8 +299,10 @@ def _example(v):
 # %% ../nbs/25b_guards.ipynb #5be04647
 class Compiler:
     "What `minitorch.compile` returns wraps one of these: the backend and the per-frame caches it fills."
-    def __init__(self, backend='inductor', fullgraph=False, dynamic=None):
-        self.backend, self.fullgraph, self.dynamic = lookup_backend(backend), fullgraph, dynamic
+    def __init__(self, backend='inductor', fullgraph=False, dynamic=None, mode=None, options=None):
+        self.backend = InductorWrapper(mode, options) if backend == 'inductor' else BackendWrapper(backend, mode, options)
+        self.config = CompileConfig(mode or 'default', options, getattr(self.backend, 'config', {}))
+        self.fullgraph, self.dynamic = fullgraph, dynamic
 
     def call_user(self, fn, args, kwargs):
         "A user function called from Python between graphs: compiled as its own frame (Dynamo's frame hook)."
@@ -334,10 +416,19 @@ def _compile_graph(self, fn, fc, f_locals, stack, offset):
     if g.op_count() == 0: fn_ = gm.forward              # nothing to compile: no graph counted, like Dynamo
     else:
         stats.graphs.append(gm)
-        fn_ = self.backend(gm, [fetch(s, {**f_locals, **{f'___stack{i}': x for i, x in enumerate(stack)}}, fn.__globals__)
-                                for s in out.inputs])
+        fn_ = self.call_backend(gm, [fetch(s, {**f_locals, **{f'___stack{i}': x for i, x in enumerate(stack)}}, fn.__globals__)
+                                     for s in out.inputs])
     return CacheEntry(guards, list(out.inputs), fn_, gm, exit_)
 Compiler.compile_entry = _compile_graph
+
+# %% ../nbs/25b_guards.ipynb #e5995622
+@patch
+def call_backend(self: Compiler, gm: GraphModule, example_inputs: list) -> Callable:
+    "Hand one graph to the backend, with this compile call's `CompileConfig` as `current_config()` meanwhile."
+    _active.append(self.config)
+    try: return self.backend(gm, example_inputs)
+    except Exception as e: raise BackendCompilerFailed(self.backend, e) from e
+    finally: _active.pop()
 
 # %% ../nbs/25b_guards.ipynb #99e896c7
 def _execute(self, fn, entry, frame_locals, f_locals, stack):
@@ -364,8 +455,6 @@ class GraphCompileReason:
     def __repr__(self): return f'GraphCompileReason(reason={self.reason!r})'
 
 # %% ../nbs/25b_guards.ipynb #5cdeab3d
-_MODES = ('default', 'reduce-overhead', 'max-autotune', 'max-autotune-no-cudagraphs')
-
 class OptimizedModule(Module):
     "What compiling a module returns: the original under `_orig_mod` (its parameters are this module's), a compiled forward."
     def __init__(self, mod, compiler):
@@ -400,10 +489,9 @@ def compile(model=None, *, fullgraph: bool = False, dynamic: bool | None = None,
                                  options=options, disable=disable)
     if mode is not None and options is not None:
         raise RuntimeError('Either mode or options can be specified, but both can\'t be specified at the same time.')
-    if mode is not None and mode not in _MODES:
-        raise RuntimeError(f"Unrecognized mode={mode}, should be one of: {', '.join(_MODES)}")
+    if mode is None and options is None: mode = 'default'
+    compiler = Compiler(backend, fullgraph, dynamic, mode, options)    # a bad mode or option raises here, as in torch
     if disable: return model
-    compiler = Compiler(backend, fullgraph, dynamic)
     if isinstance(model, Module): return OptimizedModule(model, compiler)
     if not callable(model): raise RuntimeError('model must be a callable')
     return _compile_fn(model, compiler)
@@ -411,9 +499,8 @@ def compile(model=None, *, fullgraph: bool = False, dynamic: bool | None = None,
 # %% ../nbs/25b_guards.ipynb #8a907935
 @patch
 def compile(self: Module, *args, **kwargs) -> None:
-    "Compile this module's forward in place (`torch.nn.Module.compile`)."
-    c = Compiler(kwargs.get('backend', 'inductor'), kwargs.get('fullgraph', False), kwargs.get('dynamic'))
-    object.__setattr__(self, 'forward', _compile_fn(type(self).forward.__get__(self), c))
+    "Compile this module's forward in place (`torch.nn.Module.compile`: the arguments of `compile`)."
+    object.__setattr__(self, 'forward', compile(type(self).forward.__get__(self), *args, **kwargs))
 
 # %% ../nbs/25b_guards.ipynb #0964fd72
 class ExplainOutput:
