@@ -15,7 +15,7 @@ from ..tensors import Tensor
 from ..autograd import Function, is_grad_enabled
 
 # %% auto #0
-__all__ = ['Parameter', 'Buffer', 'RemovableHandle', 'Module', 'patch_module', 'Sequential', 'ModuleList', 'ModuleDict', 'Identity', 'Linear', 'Conv1d', 'Conv2d', 'ReLU', 'SiLU', 'GELU', 'Tanh', 'Sigmoid', 'Softmax', 'LogSoftmax', 'Flatten', 'MaxPool2d', 'AvgPool2d', 'Embedding', 'LayerNorm', 'BatchNorm1d', 'BatchNorm2d', 'Dropout', 'GroupNorm', 'RMSNorm', 'CrossEntropyLoss', 'NLLLoss', 'MSELoss', 'L1Loss', 'BCELoss', 'BCEWithLogitsLoss', 'SmoothL1Loss', 'HuberLoss', 'KLDivLoss', 'NonDynamicallyQuantizableLinear', 'MultiheadAttention', 'TransformerEncoderLayer']
+__all__ = ['Parameter', 'Buffer', 'RemovableHandle', 'Module', 'patch_module', 'Sequential', 'ModuleList', 'ModuleDict', 'Identity', 'Linear', 'ReLU', 'SiLU', 'GELU', 'Tanh', 'Sigmoid', 'Softmax', 'LogSoftmax', 'Flatten', 'Conv1d', 'Conv2d', 'MaxPool2d', 'AvgPool2d', 'Embedding', 'LayerNorm', 'BatchNorm1d', 'BatchNorm2d', 'Dropout', 'GroupNorm', 'RMSNorm', 'CrossEntropyLoss', 'NLLLoss', 'MSELoss', 'L1Loss', 'BCELoss', 'BCEWithLogitsLoss', 'SmoothL1Loss', 'HuberLoss', 'KLDivLoss', 'NonDynamicallyQuantizableLinear', 'MultiheadAttention', 'TransformerEncoderLayer']
 
 # %% ../../nbs/10_nn_module.ipynb #b8978825
 class Parameter(Tensor):
@@ -804,7 +804,7 @@ class ModuleDict(Module):
         "Add every (key, module) of `modules`."
         for k, m in (modules.items() if isinstance(modules, Mapping) else modules): self[k] = m
 
-# %% ../../nbs/11_nn_layers.ipynb #80837f90
+# %% ../../nbs/11_nn_layers.ipynb #2a513fc4
 import math
 from . import functional as F
 from . import init
@@ -838,7 +838,53 @@ class Linear(Module):
     def extra_repr(self) -> str:
         return f'in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}'
 
-# %% ../../nbs/11_nn_layers.ipynb #364a3fd4
+# %% ../../nbs/11_nn_layers.ipynb #88298403
+class ReLU(Module):
+    "$\\max(x, 0)$."
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__(); self.inplace = inplace
+    def forward(self, input: Tensor) -> Tensor: return F.relu(input)
+    def extra_repr(self) -> str: return 'inplace=True' if self.inplace else ''
+
+class SiLU(ReLU):
+    "$x\\,\\sigma(x)$."
+    def forward(self, input: Tensor) -> Tensor: return F.silu(input)
+
+class GELU(Module):
+    "$x\\,\\Phi(x)$ (`approximate='none'` or `'tanh'`)."
+    def __init__(self, approximate: str = 'none') -> None:
+        super().__init__(); self.approximate = approximate
+    def forward(self, input: Tensor) -> Tensor: return F.gelu(input, approximate=self.approximate)
+    def extra_repr(self) -> str: return f'approximate={self.approximate!r}'
+
+class Tanh(Module):
+    "$\\tanh x$."
+    def forward(self, input: Tensor) -> Tensor: return input.tanh()
+
+class Sigmoid(Module):
+    "$1/(1+e^{-x})$."
+    def forward(self, input: Tensor) -> Tensor: return input.sigmoid()
+
+# %% ../../nbs/11_nn_layers.ipynb #3eea11d6
+class Softmax(Module):
+    "Softmax along `dim`."
+    def __init__(self, dim: int | None = None) -> None:
+        super().__init__(); self.dim = dim
+    def forward(self, input: Tensor) -> Tensor: return F.softmax(input, self.dim)
+    def extra_repr(self) -> str: return f'dim={self.dim}'
+
+class LogSoftmax(Softmax):
+    "Log-softmax along `dim`."
+    def forward(self, input: Tensor) -> Tensor: return F.log_softmax(input, self.dim)
+
+class Flatten(Module):
+    "Flatten dims `start_dim..end_dim` (keeps the batch dim by default)."
+    def __init__(self, start_dim: int = 1, end_dim: int = -1) -> None:
+        super().__init__(); self.start_dim, self.end_dim = start_dim, end_dim
+    def forward(self, input: Tensor) -> Tensor: return input.flatten(self.start_dim, self.end_dim)
+    def extra_repr(self) -> str: return f'start_dim={self.start_dim}, end_dim={self.end_dim}'
+
+# %% ../../nbs/11_nn_unfold_conv.ipynb #de73bc75
 class _ConvNd(Module):
     "Shared state of Conv1d/Conv2d: hyper-parameters, weight `(O, C/groups, *kernel)`, bias."
     def __init__(self, in_channels: int, out_channels: int, kernel_size: tuple, stride: tuple, padding: Any,
@@ -889,7 +935,7 @@ class _ConvNd(Module):
             return conv(input, self.weight, self.bias, self.stride, 0, self.dilation, self.groups)
         return conv(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
 
-# %% ../../nbs/11_nn_layers.ipynb #a5130042
+# %% ../../nbs/11_nn_unfold_conv.ipynb #d2102cf9
 class Conv1d(_ConvNd):
     "1-D convolution over `(N, C, L)`."
     def __init__(self, in_channels: int, out_channels: int, kernel_size: int | tuple, stride: int | tuple = 1,
@@ -911,51 +957,6 @@ class Conv2d(_ConvNd):
                          groups, bias, padding_mode, device, dtype)
 
     def forward(self, input: Tensor) -> Tensor: return self._conv_forward(F.conv2d, input)
-
-# %% ../../nbs/11_nn_layers.ipynb #964b7f13
-class ReLU(Module):
-    "$\\max(x, 0)$."
-    def __init__(self, inplace: bool = False) -> None:
-        super().__init__(); self.inplace = inplace
-    def forward(self, input: Tensor) -> Tensor: return F.relu(input)
-    def extra_repr(self) -> str: return 'inplace=True' if self.inplace else ''
-
-class SiLU(ReLU):
-    "$x\\,\\sigma(x)$."
-    def forward(self, input: Tensor) -> Tensor: return F.silu(input)
-
-class GELU(Module):
-    "$x\\,\\Phi(x)$ (`approximate='none'` or `'tanh'`)."
-    def __init__(self, approximate: str = 'none') -> None:
-        super().__init__(); self.approximate = approximate
-    def forward(self, input: Tensor) -> Tensor: return F.gelu(input, approximate=self.approximate)
-    def extra_repr(self) -> str: return f'approximate={self.approximate!r}'
-
-class Tanh(Module):
-    "$\\tanh x$."
-    def forward(self, input: Tensor) -> Tensor: return input.tanh()
-
-class Sigmoid(Module):
-    "$1/(1+e^{-x})$."
-    def forward(self, input: Tensor) -> Tensor: return input.sigmoid()
-
-class Softmax(Module):
-    "Softmax along `dim`."
-    def __init__(self, dim: int | None = None) -> None:
-        super().__init__(); self.dim = dim
-    def forward(self, input: Tensor) -> Tensor: return F.softmax(input, self.dim)
-    def extra_repr(self) -> str: return f'dim={self.dim}'
-
-class LogSoftmax(Softmax):
-    "Log-softmax along `dim`."
-    def forward(self, input: Tensor) -> Tensor: return F.log_softmax(input, self.dim)
-
-class Flatten(Module):
-    "Flatten dims `start_dim..end_dim` (keeps the batch dim by default)."
-    def __init__(self, start_dim: int = 1, end_dim: int = -1) -> None:
-        super().__init__(); self.start_dim, self.end_dim = start_dim, end_dim
-    def forward(self, input: Tensor) -> Tensor: return input.flatten(self.start_dim, self.end_dim)
-    def extra_repr(self) -> str: return f'start_dim={self.start_dim}, end_dim={self.end_dim}'
 
 # %% ../../nbs/11a_pooling.ipynb #42f9a2bd
 from .pooling import _MaxPoolNd
