@@ -202,3 +202,28 @@ def test_loss_inside_module_both_graphs_compile():
     minitorch.compile(m)(x, y).backward(); e(x, y).backward()
     assert counters['graphs'] - before == 2
     for pc, pe in zip(m.parameters(), e.parameters()): _close(pc.grad, pe.grad.numpy())
+
+def test_trace_switches_print_graph_groups_and_each_kernel(capsys, monkeypatch):
+    "MINITORCH_COMPILE_DEBUG, config.trace and the backend's options={'trace': ...} all print graph, groups, sources."
+    from minitorch.compiler import inductor
+    f = lambda x: minitorch.softmax(x * 2, -1).relu() + x.cumsum(-1)     # cumsum: an eager step between two kernels
+    x = minitorch.randn(2, 3)
+    monkeypatch.delenv('MINITORCH_COMPILE_DEBUG', raising=False)
+    c = compile_fn(f, [x])
+    assert capsys.readouterr().out == ''                                  # off by default
+    monkeypatch.setattr(inductor.config, 'trace', True)
+    compile_fn(f, [x])
+    out = capsys.readouterr().out
+    assert out.index('=== inductor (cpu): graph') < out.index('=== fusion groups: 2 kernels') < out.index('=== kernel 0') < out.index('=== kernel 1')
+    assert 'aten.cumsum' in out and 'fallback:cumsum' in out and out.count('@numba.njit') == 2 == c.kernel_count
+    assert all(s in out for s in c.sources)
+    compile_fn(f, [x], trace=False)                                       # the caller's word wins
+    assert capsys.readouterr().out == ''
+    monkeypatch.setattr(inductor.config, 'trace', False)
+    m = minitorch.nn.Sequential(minitorch.nn.Linear(3, 3), minitorch.nn.LayerNorm(3))
+    backend = lambda gm, ex: inductor.compile_fx(gm, ex, options={'trace': True})
+    minitorch.compile(m, backend=backend)(x).sum().backward()            # training: forward and backward graphs traced
+    out = capsys.readouterr().out
+    assert out.count('=== inductor (cpu): graph') == 2 and '=== kernel 0' in out
+    with minitorch.no_grad(): minitorch.compile(m, backend=backend)(x)  # inference graph
+    assert out.count('=== fusion groups') == 2 and '=== inductor (cpu): graph' in capsys.readouterr().out

@@ -17,7 +17,7 @@ from .aot import decompose, _Constant
 # %% auto #0
 __all__ = ['POINTWISE', 'REDUCTIONS', 'EXTERN', 'PARALLEL_MIN', 'counters', 'log', 'IRNode', 'lower', 'FusedGroup', 'schedule',
            'kernel_count', 'KernelSource', 'generate', 'cache_dir', 'load_kernel', 'config', 'CompiledGraph',
-           'compile_fn', 'aot_inductor', 'compile_fx']
+           'compile_fn', 'aot_inductor', 'compile_fx', 'bytes_moved']
 
 # %% ../../nbs/26_inductor.ipynb #1f8374fc
 # pointwise ops as expression templates over their operands' values at one index
@@ -424,3 +424,9 @@ def compile_fx(gm, example_inputs: list, options: dict | None = None) -> Callabl
         return cache[key](*args)
     run.cache = cache
     return run
+
+# %% ../../nbs/26_inductor.ipynb #a05c4e08
+def bytes_moved(c: CompiledGraph) -> int:
+    "Bytes the kernels of a compiled graph read and write: each input once, each output once (matmuls, views left out)."
+    nb = lambda n: _val(n).numel() * _val(n).element_size()
+    return sum(sum(nb(i) for i in s[2]) + sum(nb(o[0]) for o in s[3]) for s in c.plan if s[0] == 'kernel')
