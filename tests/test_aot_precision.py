@@ -82,3 +82,19 @@ def test_low_precision_softmax_decomposes_in_float32():
     close(out, x.softmax(-1), rtol=0, atol=0)            # one rounding at the end, as eager
     g2 = decompose(lambda x: x.softmax(-1, dtype=mt.float32), [x])
     assert GraphModule({}, g2)(x).dtype == mt.float32
+
+def test_view_is_recorded_without_its_copy_flag():
+    "view/reshape's Function takes an internal copy flag: recorded as torch records it, reshape(x, shape) / view(x, shape)."
+    mt.manual_seed(0)
+    net = nn.Sequential(nn.Linear(5, 6), nn.ReLU(), nn.Linear(6, 3))
+    params, x = list(net.parameters()), mt.randn(4, 5)
+    joint, _, _ = make_joint(lambda x: net(x).log_softmax(-1).sum(), [x], params)
+    views = [n for n in joint.nodes if getattr(n.target, '__name__', '') in ('view', 'reshape')]
+    assert views and all(len(n.args) == 2 for n in views)
+    jgm = GraphModule({}, joint)
+    gm, tr = decompose_to_prims(jgm.forward, [x, *params, mt.ones(())])
+    assert 'view' not in tr.fallbacks and 'reshape' not in tr.fallbacks
+    for a, b in zip(gm(x, *params, mt.ones(())), jgm(x, *params, mt.ones(()))): close(a, b)
+    y = x.t().contiguous().t()                              # not contiguous: reshape copies where view cannot
+    jv, _, _ = make_joint(lambda x: x.reshape(20).sum(), [y.requires_grad_()])
+    close(GraphModule({}, jv)(y, mt.ones(()))[1], mt.ones(4, 5))

@@ -60,9 +60,12 @@ class JointTracer(TorchDispatchMode):
 
 # %% ../../nbs/25c_aot_autograd.ipynb #560d71f7
 def explicit_op(func, args: tuple, kwargs: dict) -> tuple:
-    "The op as torch records it: `square(x)` (pow's `Function`, exponent implicit) is `pow(x, 2)`."
-    if func.function is not None and getattr(func.function, 'op', None) == 'square':
+    "The op as torch records it: `square(x)` is `pow(x, 2)`; `view`'s `Function` with its copy flag is `reshape` or `view`."
+    f = func.function
+    if f is not None and getattr(f, 'op', None) == 'square':
         return _overload_of(op_table['pow'].function), (args[0], 2), kwargs
+    if f is not None and func.__name__ == 'view' and len(args) == 3 and isinstance(args[2], bool):
+        return (minitorch.reshape if args[2] else Tensor.view)._overload, (args[0], tuple(args[1])), kwargs
     return func, args, kwargs
 
 _IN_FLOAT32 = {'layer_norm', 'softmax', 'log_softmax', 'cross_entropy'}

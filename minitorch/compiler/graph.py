@@ -6,6 +6,7 @@
 from __future__ import annotations
 import builtins, keyword, linecache, operator, re
 from typing import Any, Callable
+from fastcore.basics import patch
 
 import minitorch
 
@@ -29,25 +30,12 @@ def map_arg(a: Any, fn: Callable) -> Any:
     if isinstance(a, slice): return slice(map_arg(a.start, fn), map_arg(a.stop, fn), map_arg(a.step, fn))
     return a
 
-# %% ../../nbs/25_compile.ipynb #41fe5324
-_INFIX = {operator.add: '+', operator.sub: '-', operator.mul: '*', operator.truediv: '/', operator.floordiv: '//',
-          operator.mod: '%', operator.pow: '**', operator.matmul: '@', operator.and_: '&', operator.or_: '|',
-          operator.xor: '^', operator.lshift: '<<', operator.rshift: '>>', operator.lt: '<', operator.le: '<=',
-          operator.gt: '>', operator.ge: '>=', operator.eq: '==', operator.ne: '!='}
-_PREFIX = {operator.neg: '-', operator.pos: '+', operator.invert: '~', operator.not_: 'not '}
-
+# %% ../../nbs/25_compile.ipynb #ceb03734
 def _target_name(t: Any) -> str:
     if isinstance(t, str): return t
     return getattr(t, '__name__', type(t).__name__)
 
-def _qualified(fn: Any) -> str | None:
-    "`minitorch.relu` style name when `fn` is reachable that way (so the printed code reads like the user's)."
-    for prefix, mod in (('minitorch', minitorch), ('minitorch.nn.functional', minitorch.nn.functional),
-                        ('operator', operator)):
-        name = getattr(fn, '__name__', None)
-        if name and getattr(mod, name, None) is fn: return f'{prefix}.{name}'
-    if getattr(builtins, getattr(fn, '__name__', ''), None) is fn: return fn.__name__
-    return None
+_INPLACE_OPS = {operator.iadd, operator.isub, operator.imul, operator.itruediv, operator.setitem}
 
 class Graph:
     "A list of `Node`s in execution order; prints as the Python function it stands for."
@@ -80,47 +68,69 @@ class Graph:
                 self.nodes.remove(n)
     def __str__(self): return self.python_code()[0]
 
-    def python_code(self) -> tuple[str, dict]:
-        "The graph as the source of `def forward(self, ...)` and the globals that source needs."
-        glb: dict = {'minitorch': minitorch, 'operator': operator, 'inf': float('inf'), 'nan': float('nan')}
-        def const(v):
-            if isinstance(v, Node): return v.name
-            if isinstance(v, (tuple, list)):
-                s = ', '.join(const(x) for x in v)
-                return f'({s},)' if isinstance(v, tuple) and len(v) == 1 else (f'({s})' if isinstance(v, tuple) else f'[{s}]')
-            if isinstance(v, dict): return '{' + ', '.join(f'{k!r}: {const(x)}' for k, x in v.items()) + '}'
-            if isinstance(v, slice): return f'slice({const(v.start)}, {const(v.stop)}, {const(v.step)})'
-            if v is None or v is Ellipsis or isinstance(v, (bool, int, float, str)): return repr(v)
-            if isinstance(v, minitorch.dtype): return repr(v)
-            name = f'_const_{len(glb)}'; glb[name] = v; return name
-        def fn_name(f):
-            space = 'aten' if type(f).__name__ == 'OpOverload' else getattr(f, 'namespace', None)
-            if space:           # an op as the dispatcher names it (aten.sin, aten.mm), or a primitive (prims.add)
-                ns = glb.setdefault(space, __import__('types').SimpleNamespace())
-                name, k = f.__name__, 0
-                while getattr(ns, name, f) is not f: k += 1; name = f'{f.__name__}_{k}'   # two ops named `sum`
-                setattr(ns, name, f); return f'{space}.{name}'
-            q = _qualified(f)
-            if q: return q
-            name = '_' + self._unique(_target_name(f)); glb[name] = f; return name
-        lines = []
-        params = [n.name for n in self.placeholders]
-        for n in self.nodes:
-            a = [const(x) for x in n.args] + [f'{k}={const(v)}' for k, v in n.kwargs.items()]
-            if n.op == 'call_function':
-                if n.target in _INFIX and len(n.args) == 2 and not n.kwargs: rhs = f'{a[0]} {_INFIX[n.target]} {a[1]}'
-                elif n.target in _PREFIX and len(n.args) == 1: rhs = f'{_PREFIX[n.target]}{a[0]}'
-                elif n.target is operator.getitem: rhs = f'{a[0]}[{const(n.args[1])}]'
-                else: rhs = f'{fn_name(n.target)}({", ".join(a)})'
-            elif n.op == 'call_method': rhs = f'{a[0]}.{n.target}({", ".join(a[1:])})'
-            elif n.op == 'call_module': rhs = f'self.{n.target}({", ".join(a)})'
-            elif n.op == 'output': lines.append(f'    return {a[0]}'); continue
-            else: continue
-            lines.append(f'    {n.name} = {rhs}')
-        src = f'def forward(self{"".join(", " + p for p in params)}):\n' + '\n'.join(lines or ['    return None']) + '\n'
-        return src, glb
+# %% ../../nbs/25_compile.ipynb #031a2adb
+_INFIX = {operator.add: '+', operator.sub: '-', operator.mul: '*', operator.truediv: '/', operator.floordiv: '//',
+          operator.mod: '%', operator.pow: '**', operator.matmul: '@', operator.and_: '&', operator.or_: '|',
+          operator.xor: '^', operator.lshift: '<<', operator.rshift: '>>', operator.lt: '<', operator.le: '<=',
+          operator.gt: '>', operator.ge: '>=', operator.eq: '==', operator.ne: '!='}
+_PREFIX = {operator.neg: '-', operator.pos: '+', operator.invert: '~', operator.not_: 'not '}
 
-_INPLACE_OPS = {operator.iadd, operator.isub, operator.imul, operator.itruediv, operator.setitem}
+def _qualified(fn: Any) -> str | None:
+    "`minitorch.relu` style name when `fn` is reachable that way (so the printed code reads like the user's)."
+    for prefix, mod in (('minitorch', minitorch), ('minitorch.nn.functional', minitorch.nn.functional),
+                        ('operator', operator)):
+        name = getattr(fn, '__name__', None)
+        if name and getattr(mod, name, None) is fn: return f'{prefix}.{name}'
+    if getattr(builtins, getattr(fn, '__name__', ''), None) is fn: return fn.__name__
+    return None
+
+# %% ../../nbs/25_compile.ipynb #5875d082
+def _const(v: Any, glb: dict) -> str:
+    "`v` as Python source: a node by name, a literal as itself, any other object as a new global `_const_i` in `glb`."
+    if isinstance(v, Node): return v.name
+    if isinstance(v, (tuple, list)):
+        s = ', '.join(_const(x, glb) for x in v)
+        return f'({s},)' if isinstance(v, tuple) and len(v) == 1 else (f'({s})' if isinstance(v, tuple) else f'[{s}]')
+    if isinstance(v, dict): return '{' + ', '.join(f'{k!r}: {_const(x, glb)}' for k, x in v.items()) + '}'
+    if isinstance(v, slice): return f'slice({_const(v.start, glb)}, {_const(v.stop, glb)}, {_const(v.step, glb)})'
+    if v is None or v is Ellipsis or isinstance(v, (bool, int, float, str)): return repr(v)
+    if isinstance(v, minitorch.dtype): return repr(v)
+    name = f'_const_{len(glb)}'; glb[name] = v; return name
+
+def _fn_name(graph: Graph, f: Any, glb: dict) -> str:
+    "How the code calls `f`: `aten.sin`, `prims.add`, `minitorch.relu`, or a global `_name` holding it."
+    space = 'aten' if type(f).__name__ == 'OpOverload' else getattr(f, 'namespace', None)
+    if space:           # an op as the dispatcher names it (aten.sin, aten.mm), or a primitive (prims.add)
+        ns = glb.setdefault(space, __import__('types').SimpleNamespace())
+        name, k = f.__name__, 0
+        while getattr(ns, name, f) is not f: k += 1; name = f'{f.__name__}_{k}'   # two ops named `sum`
+        setattr(ns, name, f); return f'{space}.{name}'
+    q = _qualified(f)
+    if q: return q
+    name = '_' + graph._unique(_target_name(f)); glb[name] = f; return name
+
+# %% ../../nbs/25_compile.ipynb #dc03deb6
+@patch
+def python_code(self: Graph) -> tuple[str, dict]:
+    "The graph as the source of `def forward(self, ...)` and the globals that source needs."
+    glb: dict = {'minitorch': minitorch, 'operator': operator, 'inf': float('inf'), 'nan': float('nan')}
+    const = lambda v: _const(v, glb)
+    lines = []
+    params = [n.name for n in self.placeholders]
+    for n in self.nodes:
+        a = [const(x) for x in n.args] + [f'{k}={const(v)}' for k, v in n.kwargs.items()]
+        if n.op == 'call_function':
+            if n.target in _INFIX and len(n.args) == 2 and not n.kwargs: rhs = f'{a[0]} {_INFIX[n.target]} {a[1]}'
+            elif n.target in _PREFIX and len(n.args) == 1: rhs = f'{_PREFIX[n.target]}{a[0]}'
+            elif n.target is operator.getitem: rhs = f'{a[0]}[{const(n.args[1])}]'
+            else: rhs = f'{_fn_name(self, n.target, glb)}({", ".join(a)})'
+        elif n.op == 'call_method': rhs = f'{a[0]}.{n.target}({", ".join(a[1:])})'
+        elif n.op == 'call_module': rhs = f'self.{n.target}({", ".join(a)})'
+        elif n.op == 'output': lines.append(f'    return {a[0]}'); continue
+        else: continue
+        lines.append(f'    {n.name} = {rhs}')
+    src = f'def forward(self{"".join(", " + p for p in params)}):\n' + '\n'.join(lines or ['    return None']) + '\n'
+    return src, glb
 
 # %% ../../nbs/25_compile.ipynb #7b1f85b8
 class GraphModule:
