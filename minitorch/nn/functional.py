@@ -68,6 +68,29 @@ def _pad_index(n: int, lo: int, hi: int, mode: str, dim: int, shape: tuple) -> n
     if lo > n or hi > n: raise RuntimeError("Padding value causes wrapping around more than once.")
     return pos % n                                                        # circular
 
+# %% ../../nbs/11_nn_unfold_conv.ipynb #d5a10b42
+def _pad_modes(input: Tensor, pad: Sequence[int], mode: str) -> Tensor:
+    "`pad` for 'reflect', 'replicate' and 'circular': one `index_select` per padded dimension."
+    if mode not in ('reflect', 'replicate', 'circular'): raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    k = len(pad) // 2
+    if k not in (1, 2, 3) or input.ndim not in (k + 1, k + 2):
+        raise NotImplementedError(
+            f"Padding size {len(pad)} is not supported for {input.ndim}D input tensor.\n"
+            "Supported combinations for non-constant padding:\n"
+            "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
+            "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
+            "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
+    out = input
+    for i in range(k):               # one index_select per padded dimension (its backward adds the copies)
+        dim, lo, hi = input.ndim - 1 - i, pad[2 * i], pad[2 * i + 1]
+        if mode == 'circular' and (lo < 0 or hi < 0):       # circular crops first, then wraps the rest
+            out = out.narrow(dim, max(-lo, 0), out.shape[dim] - max(-lo, 0) - max(-hi, 0))
+            lo, hi = max(lo, 0), max(hi, 0)
+        idx = _pad_index(out.shape[dim], lo, hi, mode, dim, tuple(input.shape))
+        out = out.index_select(dim, minitorch.tensor(idx, device=input.device))
+    return out
+
+
 # %% ../../nbs/11_nn_unfold_conv.ipynb #bb5728f6
 def pad(input: Tensor, pad: Sequence[int], mode: str = 'constant', value: float | None = None) -> Tensor:
     "Pad with `pad = (left, right, top, bottom, ...)` pairs from the last dimension backwards: 'constant' "\
@@ -76,25 +99,7 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = 'constant', value: float 
     if len(pad) // 2 > input.ndim:
         raise RuntimeError(f"Padding length should be less than or equal to two times the input dimension but got "
                            f"padding length {len(pad)} and input of dimension {input.ndim}")
-    if mode != 'constant':
-        if mode not in ('reflect', 'replicate', 'circular'): raise NotImplementedError(f"Unrecognised padding mode {mode}")
-        k = len(pad) // 2
-        if k not in (1, 2, 3) or input.ndim not in (k + 1, k + 2):
-            raise NotImplementedError(
-                f"Padding size {len(pad)} is not supported for {input.ndim}D input tensor.\n"
-                "Supported combinations for non-constant padding:\n"
-                "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
-                "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
-                "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
-        out = input
-        for i in range(k):               # one index_select per padded dimension (its backward adds the copies)
-            dim, lo, hi = input.ndim - 1 - i, pad[2 * i], pad[2 * i + 1]
-            if mode == 'circular' and (lo < 0 or hi < 0):       # circular crops first, then wraps the rest
-                out = out.narrow(dim, max(-lo, 0), out.shape[dim] - max(-lo, 0) - max(-hi, 0))
-                lo, hi = max(lo, 0), max(hi, 0)
-            idx = _pad_index(out.shape[dim], lo, hi, mode, dim, tuple(input.shape))
-            out = out.index_select(dim, minitorch.tensor(idx, device=input.device))
-        return out
+    if mode != 'constant': return _pad_modes(input, pad, mode)
     value = 0.0 if value is None else value
     out, copied = input, False
     for i in range(len(pad) // 2):
@@ -110,6 +115,7 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = 'constant', value: float 
                 parts.append(minitorch.full(shape, value, dtype=out.dtype, device=out.device))
         out, copied = minitorch.cat(parts, dim), True
     return out if copied else out.clone()    # a new tensor even when nothing is added (PyTorch copies)
+
 
 # %% ../../nbs/11_nn_unfold_conv.ipynb #00828d48
 def _unfold4(input: Tensor, kernel: tuple, dilation: tuple, padding: tuple, stride: tuple,
@@ -198,17 +204,13 @@ def _zero_stuff(x: Tensor, s: tuple) -> Tensor:
     z = pad(x.reshape(N, C, H, 1, W, 1), (0, s[1] - 1, 0, 0, 0, s[0] - 1)).reshape(N, C, H * s[0], W * s[1])
     return z[:, :, :(H - 1) * s[0] + 1, :(W - 1) * s[1] + 1]
 
-# %% ../../nbs/11_nn_unfold_conv.ipynb #61026f6a
-def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
-                     output_padding: Any = 0, groups: int = 1, dilation: Any = 1) -> Tensor:
-    "Transposed 2-D convolution of `(N, C_in, H, W)` with `weight (C_in, C_out/groups, kh, kw)`."
-    unbatched = input.ndim == 3
-    if unbatched: input = input.unsqueeze(0)
+# %% ../../nbs/11_nn_unfold_conv.ipynb #bb827032
+def _check_conv_transpose2d(input: Tensor, weight: Tensor, s: tuple, op: tuple, d: tuple, groups: int) -> None:
+    "PyTorch's argument errors for `conv_transpose2d` of a batched `input`."
     if input.ndim != 4:
         raise RuntimeError(f"Expected 3D (unbatched) or 4D (batched) input to conv_transpose2d, but got input of size: "
                            f"{list(input.shape)}")
-    s, p, op, d = _pair(stride), _pair(padding), _pair(output_padding), _pair(dilation)
-    Cin, Cog, kh, kw = weight.shape
+    Cin = weight.shape[0]
     if input.shape[1] != Cin:
         raise RuntimeError(f"Given transposed=1, weight of size {list(weight.shape)}, expected input{list(input.shape)} "
                            f"to have {Cin} channels, but got {input.shape[1]} channels instead")
@@ -225,6 +227,17 @@ def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
     if input.numel() and not (input.dtype.is_floating_point or input.dtype.is_complex or input.dtype is minitorch.int64):
         raise NotImplementedError(f"\"slow_conv_transpose2d_out_cpu\" not implemented for "
                                   f"'{minitorch.ops.torch_name(input.dtype)}'")
+
+
+# %% ../../nbs/11_nn_unfold_conv.ipynb #61026f6a
+def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
+                     output_padding: Any = 0, groups: int = 1, dilation: Any = 1) -> Tensor:
+    "Transposed 2-D convolution of `(N, C_in, H, W)` with `weight (C_in, C_out/groups, kh, kw)`."
+    unbatched = input.ndim == 3
+    if unbatched: input = input.unsqueeze(0)
+    s, p, op, d = _pair(stride), _pair(padding), _pair(output_padding), _pair(dilation)
+    _check_conv_transpose2d(input, weight, s, op, d, groups)
+    Cin, Cog, kh, kw = weight.shape
     N, _, H, W = input.shape
     Ho, Wo = [(n - 1) * ss - 2 * pp + dd * (k - 1) + o + 1 for n, ss, pp, dd, k, o in zip((H, W), s, p, d, (kh, kw), op)]
     if op[0] < s[0] and op[1] < s[1] and Ho > 0 and Wo > 0:
