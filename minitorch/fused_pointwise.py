@@ -421,3 +421,35 @@ Tensor.bitwise_left_shift_ = _shift_inplace(bitwise_left_shift)
 Tensor.bitwise_right_shift_ = _shift_inplace(bitwise_right_shift)
 Tensor.__ilshift__ = lambda self, other: self.bitwise_left_shift_(other)
 Tensor.__irshift__ = lambda self, other: self.bitwise_right_shift_(other)
+
+# %% ../nbs/08d_more_ops.ipynb #b6d04088
+from .ops import clamp, clip, clamp_min, clamp_max, _clamp_plan
+from .inplace_graph import _check_overlap
+from .tensor_data import broadcast_shapes
+
+def _clamp_output(self: Tensor, *bounds: Any) -> Any:
+    "The output checks of an in-place clamp, in PyTorch's order: overlapping memory, then the broadcast shape."
+    def build():
+        _check_overlap(self)
+        shape = tuple(broadcast_shapes(self.shape, *[b.shape for b in bounds if isinstance(b, Tensor)]))
+        if shape != tuple(self.shape):
+            raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast shape {list(shape)}")
+    return build
+
+def _clamp_inplace(f: Any) -> Any:
+    "The in-place `f_` (`clamp_`, `clip_`, `clamp_min_`, `clamp_max_`): clamp's checks, then the in-place op."
+    name = f.__name__ + '_'
+    run = _make_inplace(name, f)
+    def check(self, lo, hi, given): _clamp_plan(name, self, lo, hi, given, True, True, _clamp_output(self, lo, hi))
+    if f is clamp_min:
+        def g(self: Tensor, min: Any) -> Tensor: check(self, min, None, (self, min)); return run(self, min)
+    elif f is clamp_max:
+        def g(self: Tensor, max: Any) -> Tensor: check(self, None, max, (self, max)); return run(self, max)
+    else:
+        def g(self: Tensor, min: Any = None, max: Any = None) -> Tensor:
+            check(self, min, max, (self, min, max))
+            return run(self, min, max)
+    g.__name__, g.__doc__ = name, run.__doc__
+    return g
+
+for _f in (clamp, clip, clamp_min, clamp_max): setattr(Tensor, _f.__name__ + '_', _clamp_inplace(_f))

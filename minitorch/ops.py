@@ -21,11 +21,11 @@ from .pointwise import *
 from .arithmetic import *
 
 # %% auto #0
-__all__ = ['greater', 'greater_equal', 'less', 'less_equal', 'not_equal', 'clip', 'arctan2', 'preserve_format',
-           'contiguous_format', 'channels_last', 'channels_last_3d', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'logical_and',
-           'logical_or', 'logical_xor', 'logical_not', 'bitwise_and', 'bitwise_or', 'bitwise_xor', 'bitwise_not',
-           'isnan', 'isinf', 'isfinite', 'isposinf', 'isneginf', 'signbit', 'isclose', 'allclose', 'equal',
-           'bitwise_left_shift', 'bitwise_right_shift', 'Clamp', 'clamp', 'clamp_min', 'clamp_max', 'atan2', 'ToCopy',
+__all__ = ['greater', 'greater_equal', 'less', 'less_equal', 'not_equal', 'arctan2', 'preserve_format', 'contiguous_format',
+           'channels_last', 'channels_last_3d', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'logical_and', 'logical_or',
+           'logical_xor', 'logical_not', 'bitwise_and', 'bitwise_or', 'bitwise_xor', 'bitwise_not', 'isnan', 'isinf',
+           'isfinite', 'isposinf', 'isneginf', 'signbit', 'isclose', 'allclose', 'equal', 'bitwise_left_shift',
+           'bitwise_right_shift', 'Clamp', 'clamp', 'clip', 'clamp_min', 'clamp_max', 'atan2', 'ToCopy',
            'memory_format', 'Clone', 'clone', 'Conj', 'conj', 'real', 'imag']
 
 # %% ../nbs/08ab_logic_casts.ipynb #aa701e82
@@ -192,16 +192,74 @@ def bitwise_right_shift(input: Any, other: Any, *, out: Any = None) -> Tensor:
     if out is not None: return _write_out(bitwise_right_shift(input, other), out, 'bitwise_right_shift')
     return _shift('bitwise_right_shift', input, other)
 
+# %% ../nbs/08ab_logic_casts.ipynb #476c527e
+_CTYPE = {'bool': 'bool', 'uint8': 'unsigned char', 'int8': 'signed char', 'int16': 'short int', 'int32': 'int',
+          'int64': 'long int'}
+_CONVERT = {'bool': 'bool', 'uint8': 'uint8_t', 'int8': 'int8_t', 'int16': 'int16_t', 'int32': 'int', 'int64': 'int64_t',
+            'float16': 'c10::Half', 'bfloat16': 'c10::BFloat16', 'float32': 'float', 'float64': 'double'}
+
+def _bad_args(name: str, given: tuple, method: bool = False) -> TypeError:
+    "PyTorch's argument parser's error: no overload takes these argument types."
+    given = given[1:] if method else given
+    while name.rstrip('_') in ('clamp', 'clip') and given and given[-1] is None: given = given[:-1]   # max=None
+    got = ', '.join(type(a).__name__ for a in given)
+    return TypeError(f"{name}() received an invalid combination of arguments - got ({got}), but expected one of:")
+
+def _fits(v: Any, d: dtype) -> bool:
+    "c10's check that the number `v` converts to a `d` (unsigned types take -max..max, floats take inf and nan)."
+    if d is dt.bool: return True
+    if d.is_floating_point: return (isinstance(v, builtins.float) and not math.isfinite(v)) or builtins.abs(v) <= dt.finfo(d).max
+    i = dt.iinfo(d)
+    return (-i.max if i.min == 0 else i.min) <= v <= i.max
+
+def _clamp_plan(name: str, x: Tensor, lo: Any, hi: Any, given: tuple, inplace: bool = False, method: bool = False,
+                build: Any = None) -> tuple:
+    "Check clamp's arguments as PyTorch does (see above); the bounds to use. `build()` checks the output (in place)."
+    lo, hi = _scalar_arg(lo), _scalar_arg(hi)
+    if any(v is not None and not isinstance(v, (Tensor,) + _Number) for v in (lo, hi)) or not isinstance(x, Tensor):
+        raise _bad_args(name, given, method)
+    if lo is None and hi is None:
+        if name.startswith('clamp_m'): raise _bad_args(name, given, method)
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    ts = [v for v in (lo, hi) if isinstance(v, Tensor)]
+    if ts and len(ts) < len([v for v in (lo, hi) if v is not None]):   # a tensor beside a number
+        if any(t.ndim for t in ts): raise _bad_args(name, given, method)
+        lo, hi, ts = *[v.item() if isinstance(v, Tensor) else v for v in (lo, hi)], []
+    if x.dtype.is_complex or (name.startswith('clamp_m') and isinstance(lo if hi is None else hi, builtins.complex)):
+        raise NotImplementedError("clamp is not supported for complex types")
+    d = dt.result_type(x, *[v for v in (lo, hi) if v is not None])
+    both = lo is not None and hi is not None
+    if ts:
+        if build: build()
+        if inplace and not dt.can_cast(d, x.dtype):
+            raise RuntimeError(f"result type {torch_name(d)} can't be cast to the desired output type {torch_name(x.dtype)}")
+        kernel = 'clamp_cpu' if both else 'maximum_cpu' if lo is not None else 'minimum_cpu'
+        if d.is_complex or (d is dt.bool and both): raise NotImplementedError(f'"{kernel}" not implemented for \'{torch_name(d)}\'')
+        return lo, hi
+    if x.dtype.is_floating_point: d = x.dtype
+    elif inplace and d is not x.dtype:
+        raise RuntimeError(f"result type {torch_name(d)} can't be cast to the desired output type {_CTYPE[x.dtype.name]}")
+    if d.is_complex: raise NotImplementedError("clamp is not supported for complex types")
+    if build: build()
+    if both and any(isinstance(v, builtins.float) and math.isnan(v) for v in (lo, hi)): return lo, hi   # all NaN
+    kernel = 'clamp_scalar_cpu' if both else 'clamp_min_scalar_cpu' if lo is not None else 'clamp_max_scalar_cpu'
+    if d is dt.bool: raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
+    out = []
+    for v in (lo, hi):
+        if isinstance(v, builtins.complex):
+            if v.imag: raise RuntimeError("value cannot be converted to type double without overflow")
+            v = v.real
+        if v is not None and not _fits(v, d): raise RuntimeError(f"value cannot be converted to type {_CONVERT[d.name]} without overflow")
+        out.append(v)
+    return tuple(out)
+
 # %% ../nbs/08ab_logic_casts.ipynb #71324547
 class Clamp(Function):
     "Clamp into [min, max]: the gradient passes where the input was inside (bounds included)."
     _node_name = 'ClampBackward1'
     @staticmethod
     def forward(ctx, x, lo, hi):
-        check_kernel('clamp', dt.result_type(x, *[v for v in (lo, hi) if v is not None]))
-        d = x.dtype
-        for v in (lo, hi):
-            if v is not None: d = dt.result_type(x, v) if not isinstance(v, Tensor) else dt.promote_types(d, v.dtype)
+        d = dt.result_type(x, *[v for v in (lo, hi) if v is not None])   # the bounds take part in promotion
         y = x if x.dtype is d else x.to(d)
         if lo is not None: y = binary_forward('maximum', y, lo, d)
         if hi is not None: y = binary_forward('minimum', y, hi, d)
@@ -217,34 +275,38 @@ class Clamp(Function):
         if lo is not None: keep = x >= lo
         if hi is not None: keep = (x <= hi) if keep is None else keep & (x <= hi)
         gx = where(keep, g, 0.0)
-        glo = where(x < lo, g, 0.0) if isinstance(lo, Tensor) and ctx.needs_input_grad[1] else None
-        ghi = where(x > hi, g, 0.0) if isinstance(hi, Tensor) and ctx.needs_input_grad[2] else None
-        if glo is not None and hi is not None: glo = where(x <= hi, glo, 0.0) if not isinstance(hi, Tensor) else glo
+        both = lo is not None and hi is not None   # where min > max, max wins and gets the gradient
+        glo = where((x < lo) & (lo < hi) if both else x < lo, g, 0.0) if isinstance(lo, Tensor) and ctx.needs_input_grad[1] else None
+        ghi = where((x > hi) | (hi < lo) if both else x > hi, g, 0.0) if isinstance(hi, Tensor) and ctx.needs_input_grad[2] else None
         return gx, glo, ghi
 
 class _ClampT(Clamp):
     _node_name = 'ClampBackward0'
 
+def _clamp(name: str, input: Tensor, lo: Any, hi: Any, given: tuple, method: bool = False) -> Tensor:
+    lo, hi = _clamp_plan(name, input, lo, hi, given, method=method)
+    return (_ClampT if isinstance(lo, Tensor) or isinstance(hi, Tensor) else Clamp).apply(input, lo, hi)
+
 def clamp(input: Tensor, min: Any = None, max: Any = None, *, out: Any = None) -> Tensor:
     "Clamp every element into [min, max] (either bound may be None, a number or a tensor)."
     if out is not None: return _write_out(clamp(input, min, max), out, 'clamp')
-    if min is None and max is None:
-        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
-    f = _ClampT if isinstance(min, Tensor) or isinstance(max, Tensor) else Clamp
-    return f.apply(input, _scalar_arg(min), _scalar_arg(max))
+    return _clamp('clamp', input, min, max, (input, min, max))
 
 # %% ../nbs/08ab_logic_casts.ipynb #044575b4
-clip = clamp
+def clip(input: Tensor, min: Any = None, max: Any = None, *, out: Any = None) -> Tensor:
+    "`clamp`'s other name."
+    if out is not None: return _write_out(clip(input, min, max), out, 'clip')
+    return _clamp('clip', input, min, max, (input, min, max))
 
 def clamp_min(input: Tensor, min: Any, *, out: Any = None) -> Tensor:
     "Clamp from below."
     if out is not None: return _write_out(clamp_min(input, min), out, 'clamp_min')
-    return clamp(input, min=min)
+    return _clamp('clamp_min', input, min, None, (input, min))
 
 def clamp_max(input: Tensor, max: Any, *, out: Any = None) -> Tensor:
     "Clamp from above."
     if out is not None: return _write_out(clamp_max(input, max), out, 'clamp_max')
-    return clamp(input, max=max)
+    return _clamp('clamp_max', input, None, max, (input, max))
 
 def atan2(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
     "Elementwise atan(input / other) in the right quadrant (differentiable)."
@@ -488,12 +550,25 @@ for _f in (add, sub, mul, div, floor_divide, remainder, fmod, pow, maximum, mini
            arctan2, clone, conj, positive, bitwise_left_shift, bitwise_right_shift):
     setattr(Tensor, _f.__name__, _f)
 
+def _clamp_method(name: str) -> Any:
+    "`x.clamp(...)`: as the function, but PyTorch's messages leave `self` out of the arguments they list."
+    if name == 'clamp_min':
+        def f(self: Tensor, min: Any) -> Tensor: return _clamp(name, self, min, None, (self, min), method=True)
+    elif name == 'clamp_max':
+        def f(self: Tensor, max: Any) -> Tensor: return _clamp(name, self, None, max, (self, max), method=True)
+    else:
+        def f(self: Tensor, min: Any = None, max: Any = None) -> Tensor:
+            return _clamp(name, self, min, max, (self, min, max), method=True)
+    f.__name__, f.__doc__ = name, globals()[name].__doc__
+    return f
+for _name in ('clamp', 'clip', 'clamp_min', 'clamp_max'): setattr(Tensor, _name, _clamp_method(_name))
+
 def _where_method(self: Tensor, condition: Tensor, other: Any) -> Tensor:
     "`x.where(condition, y)`: `where(condition, x, y)` (the tensor is the value where the condition holds)."
     return where(condition, self, other)
 Tensor.where = _where_method
 for _alias in ('multiply', 'subtract', 'divide', 'negative', 'absolute', 'arcsin', 'arccos', 'arctan', 'arcsinh',
-               'arccosh', 'arctanh', 'fix', 'greater', 'greater_equal', 'less', 'less_equal', 'not_equal', 'clip',
+               'arccosh', 'arctanh', 'fix', 'greater', 'greater_equal', 'less', 'less_equal', 'not_equal',
                'arctan2'):
     setattr(Tensor, _alias, globals()[_alias])
 
