@@ -321,9 +321,10 @@ def _lu_backward(P, L, U, gL, gU):
 class LUFactor(Function):
     @staticmethod
     def forward(ctx, A: Tensor, pivot: bool):
-        a, bs = _batch(A)
-        lu, piv, info = _kernels_for(A)[0](a, pivot)   # (numba.cuda's kernel for a float cuda tensor, 21g)
-        LU, PV, INFO = _out(lu, bs, A.device), _out(piv, bs, A.device), _info_t(info, bs, A.device)
+        k = _kernels_for(A)   # (numba.cuda's kernels on the device for a float or complex cuda tensor, 21g)
+        a, bs = k.batch(A)
+        lu, piv, info = k.lu(a, pivot)
+        LU, PV, INFO = k.out(lu, bs, A.device), k.out(piv, bs, A.device), k.out(info, bs, A.device)
         ctx.mark_non_differentiable(PV, INFO)
         ctx.save_for_backward(LU, PV)
         ctx.bs = bs

@@ -6,7 +6,7 @@
 from __future__ import annotations
 import builtins
 import math
-from typing import Any, Sequence
+from typing import Any, NamedTuple, Sequence
 import numba
 import numpy as np
 from . import dtypes as dt
@@ -157,24 +157,31 @@ def slogdet(A: Tensor, *, out: Any = None) -> tuple:
     return _Slogdet(*SlogDet.apply(A))
 
 # %% ../nbs/21c_linalg_functions.ipynb #82a83752
-def _kernels_for(A: Tensor) -> tuple:
-    "The batched LU, LU-solve and Cholesky kernels for `A`: numba.cuda's (chapter 21g) for float cuda tensors."
-    if A.device.type == 'cuda' and A.dtype in (dt.float32, dt.float64):
-        from minitorch.linalg_cuda import _lu_cuda, _lu_solve_cuda, _chol_cuda   # (loads numba.cuda: only here)
-        return _lu_cuda, _lu_solve_cuda, _chol_cuda
-    return _lu_np, _lu_solve_kernel, _chol_kernel
+class _Kernels(NamedTuple):
+    "Where a batch runs: `batch(A)` -> (array, batch shape), the LU / LU-solve / Cholesky kernels on such arrays,"
+    " `info(nb)` a fresh int32 info array, and `out(a, bs, device)` the array back as a tensor."
+    batch: Any; lu: Any; lu_solve: Any; chol: Any; info: Any; out: Any
+
+_HOST = _Kernels(_batch, _lu_np, _lu_solve_kernel, _chol_kernel, lambda nb: np.zeros(nb, np.int32), _out)
+
+def _kernels_for(A: Tensor) -> _Kernels:
+    "The batched kernels for `A`: the host's (numpy copies), or numba.cuda's (chapter 21g: device arrays, the batch"
+    " never leaves the GPU) for float and complex cuda tensors."
+    if A.device.type == 'cuda' and A.dtype in (dt.float32, dt.float64, dt.complex64, dt.complex128):
+        from minitorch import linalg_cuda as g   # (loads numba.cuda: only here)
+        return _Kernels(g._dev_batch, g._lu_cuda, g._lu_solve_cuda, g._chol_cuda, g._dev_zeros, g._dev_out)
+    return _HOST
 
 class Solve(Function):
     @staticmethod
     def forward(ctx, A: Tensor, B: Tensor):
-        a, bs = _batch(A)
-        x, _ = _batch(B)
-        lu_kernel, solve_kernel, _ = _kernels_for(A)
-        lu, piv, info = lu_kernel(a)
-        x = x.astype(np.result_type(a, x))
-        if x.size: solve_kernel(lu.astype(x.dtype), piv, x)
-        X = _out(x, bs, A.device)
-        inf = _info_t(info, bs, A.device)
+        cd = dt.promote_types(A.dtype, B.dtype)   # (the backward's solve may pair a real A with a complex g)
+        k = _kernels_for(A.to(cd))
+        a, bs = k.batch(A.to(cd))
+        x, _ = k.batch(B.to(cd))
+        lu, piv, info = k.lu(a)
+        if x.size: k.lu_solve(lu, piv, x)
+        X, inf = k.out(x, bs, A.device), k.out(info, bs, A.device)
         ctx.mark_non_differentiable(inf)
         ctx.save_for_backward(A, X)
         return X, inf
@@ -258,10 +265,11 @@ def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True, un
 class Cholesky(Function):
     @staticmethod
     def forward(ctx, A: Tensor):
-        a, bs = _batch(A)
-        info = np.zeros(a.shape[0], np.int32)
-        if a.size: _kernels_for(A)[2](a, info)
-        L, inf = _out(a, bs, A.device), _info_t(info, bs, A.device)
+        k = _kernels_for(A)
+        a, bs = k.batch(A)
+        info = k.info(a.shape[0])
+        if a.size: k.chol(a, info)
+        L, inf = k.out(a, bs, A.device), k.out(info, bs, A.device)
         ctx.mark_non_differentiable(inf)
         ctx.save_for_backward(L)
         return L, inf

@@ -19,7 +19,7 @@ def cu(x, dtype):
 
 
 def host(t):
-    return np.array(t.detach().to("cpu").tolist())
+    return np.array(t.detach().to("cpu").tolist())  # (complex entries come back as Python complex)
 
 
 def tol(dtype):
@@ -118,10 +118,104 @@ def test_dtype_error():
 
 
 def test_cuda_tensors_take_the_cuda_kernels():
-    from minitorch.linalg_functions import _kernels_for
+    from minitorch.linalg_functions import _kernels_for, _HOST
     from minitorch.linalg_cuda import _lu_cuda, _lu_solve_cuda, _chol_cuda
-    assert _kernels_for(cu(np.eye(2), "float32")) == (_lu_cuda, _lu_solve_cuda, _chol_cuda)
-    assert _kernels_for(mt.eye(2))[0] is not _lu_cuda
+    for dtype in ("float32", "float64", "complex64", "complex128"):
+        k = _kernels_for(cu(np.eye(2), dtype))
+        assert (k.lu, k.lu_solve, k.chol) == (_lu_cuda, _lu_solve_cuda, _chol_cuda)
+    assert _kernels_for(mt.eye(2)) is _HOST
+
+
+@pytest.fixture
+def no_host_copies(monkeypatch):
+    "Forbid every device->host copy, and every host->device copy but kernel metadata (chapter 13 passes shapes and"
+    " strides as small int64 arrays), while the test computes."
+    from minitorch.cuda_core import DeviceStorage
+    from minitorch.linalg_cuda import cuda
+    dev_array, real_to_device = type(cuda.device_array(1)), cuda.to_device
+    moves = []
+
+    def arm():
+        def no(*a, **k):
+            moves.append(a)
+            raise AssertionError("a host copy in a device-resident batch")
+
+        def to_device(x, *a, **k):
+            x = np.asarray(x)
+            if x.dtype == np.int64 and x.size <= 8: return real_to_device(x, *a, **k)   # shapes and strides
+            return no(x)
+        monkeypatch.setattr(DeviceStorage, "copy_to_host", no)
+        monkeypatch.setattr(dev_array, "copy_to_host", no)
+        monkeypatch.setattr(cuda, "to_device", to_device)
+    yield arm
+    monkeypatch.undo()
+    assert moves == []
+
+
+@pytest.mark.parametrize("dtype", ["float32", "complex128"])
+def test_batches_stay_on_the_device(no_host_copies, dtype):
+    "lu_factor_ex, solve_ex and cholesky_ex on cuda tensors copy nothing to or from the host (inputs strided too)."
+    a = rng.standard_normal((3, 4, 4)) + 4 * np.eye(4)
+    b = rng.standard_normal((3, 4, 2))
+    A, B, S = cu(a, dtype).mT, cu(b, dtype), cu(spd(3, 4), dtype)   # A: a transposed (non-contiguous) view
+    no_host_copies()
+    LU, piv, info = lc.lu_factor_ex(A)
+    X, sinfo = lc.solve_ex(A, B)
+    L, cinfo = lc.cholesky_ex(S)
+    for t in (LU, piv, info, X, sinfo, L, cinfo):
+        assert t.device.type == "cuda" and type(t._data.storage).__name__ == "DeviceStorage"
+
+
+def test_device_results_match_torch():
+    a = rng.standard_normal((3, 4, 4)) + 4 * np.eye(4)
+    b = rng.standard_normal((3, 4, 2))
+    X, info = lc.solve_ex(cu(a, "float64").mT, cu(b, "float64"))
+    np.testing.assert_allclose(host(X), torch.linalg.solve(torch.tensor(a).mT, torch.tensor(b)).numpy(), rtol=1e-10)
+    assert host(info).tolist() == [0, 0, 0]
+
+
+def ctensor(x, dtype):
+    return torch.tensor(x, dtype=getattr(torch, dtype))
+
+
+def crand(shape):
+    return rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_complex_lu_factor_and_solve(dtype):
+    a = crand((3, 4, 4))
+    b = crand((3, 4, 2))
+    A, B = cu(a, dtype), cu(b, dtype)
+    LU, piv, info = lc.lu_factor_ex(A)
+    tLU, tpiv, tinfo = torch.linalg.lu_factor_ex(ctensor(a, dtype))
+    assert LU.dtype == getattr(mt, dtype) and LU.device.type == "cuda"
+    t = dict(rtol=1e-4, atol=1e-5) if dtype == "complex64" else dict(rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(host(LU), tLU.numpy(), **t)
+    np.testing.assert_array_equal(host(piv), tpiv.numpy())
+    np.testing.assert_array_equal(host(info), tinfo.numpy())
+    X = lc.solve(A, B)
+    np.testing.assert_allclose(host(X), torch.linalg.solve(ctensor(a, dtype), ctensor(b, dtype)).numpy(), **t)
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_complex_cholesky(dtype):
+    m = crand((2, 3, 3))
+    a = m @ np.conj(np.swapaxes(m, -1, -2)) + 3 * np.eye(3)
+    L, info = lc.cholesky_ex(cu(a, dtype))
+    tL, tinfo = torch.linalg.cholesky_ex(ctensor(a, dtype))
+    t = dict(rtol=1e-4, atol=1e-5) if dtype == "complex64" else dict(rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(host(L), tL.numpy(), **t)
+    np.testing.assert_array_equal(host(info), tinfo.numpy())
+
+
+def test_complex_solve_gradient_on_cuda():
+    a, b = crand((2, 3, 3)) + 3 * np.eye(3), crand((2, 3, 2))
+    A = cu(a, "complex128").requires_grad_()
+    (lc.solve(A, cu(b, "complex128")).abs() ** 2).sum().backward()
+    tA = torch.tensor(a, requires_grad=True)
+    (torch.linalg.solve(tA, torch.tensor(b)).abs() ** 2).sum().backward()
+    np.testing.assert_allclose(host(A.grad), tA.grad.numpy(), rtol=1e-9, atol=1e-12)
 
 
 def test_solve_gradient_on_cuda():
