@@ -884,6 +884,17 @@ class Flatten(Module):
     def forward(self, input: Tensor) -> Tensor: return input.flatten(self.start_dim, self.end_dim)
     def extra_repr(self) -> str: return f'start_dim={self.start_dim}, end_dim={self.end_dim}'
 
+# %% ../../nbs/11_nn_unfold_conv.ipynb #753beec2
+def _reversed_padding(padding: Any, kernel_size: tuple, dilation: tuple) -> list:
+    "`F.pad`'s `(last-dim left, right, ...)` for a layer's padding, used by the non-zero padding modes."
+    n = len(kernel_size)
+    if not isinstance(padding, str): return [p for p in reversed(padding) for _ in range(2)]
+    rev = [0, 0] * n
+    if padding == 'same':
+        for d, k, i in zip(dilation, kernel_size, range(n - 1, -1, -1)):
+            rev[2 * i], rev[2 * i + 1] = d * (k - 1) // 2, d * (k - 1) - d * (k - 1) // 2
+    return rev
+
 # %% ../../nbs/11_nn_unfold_conv.ipynb #de73bc75
 class _ConvNd(Module):
     "Shared state of Conv1d/Conv2d: hyper-parameters, weight `(O, C/groups, *kernel)`, bias."
@@ -903,14 +914,7 @@ class _ConvNd(Module):
         self.in_channels, self.out_channels, self.kernel_size = in_channels, out_channels, kernel_size
         self.stride, self.padding, self.dilation, self.groups = stride, padding, dilation, groups
         self.output_padding, self.transposed, self.padding_mode = (0,) * len(kernel_size), False, padding_mode
-        n = len(kernel_size)
-        if isinstance(padding, str):            # F.pad's (last-dim left, right, ...) for the non-zero modes
-            rev = [0, 0] * n
-            if padding == 'same':
-                for d, k, i in zip(dilation, kernel_size, range(n - 1, -1, -1)):
-                    rev[2 * i], rev[2 * i + 1] = d * (k - 1) // 2, d * (k - 1) - d * (k - 1) // 2
-        else: rev = [p for p in reversed(padding) for _ in range(2)]
-        self._reversed_padding_repeated_twice = rev
+        self._reversed_padding_repeated_twice = _reversed_padding(padding, kernel_size, dilation)
         self.weight = Parameter(minitorch.empty((out_channels, in_channels // groups, *kernel_size),
                                                 device=device, dtype=dtype))
         if bias: self.bias = Parameter(minitorch.empty((out_channels,), device=device, dtype=dtype))
