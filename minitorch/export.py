@@ -69,6 +69,7 @@ def fold_constants(g: Graph) -> int:
         ins = []; map_arg((n.args, n.kwargs), ins.append)
         if ins and all(i in const for i in ins) and _name(n) not in _NOT_FOLDED and isinstance(n.meta.get('val'), Tensor):
             n.target, n.args, n.kwargs = _Constant(n.meta['val']), (), {}
+            n.name = g._unique(f'{n.name}_folded')
             const.add(n); folded += 1
     g.eliminate_dead_code()
     for n in g.nodes:                      # frozen: the constants are values now, not parameters

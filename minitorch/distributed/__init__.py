@@ -17,13 +17,16 @@ import numpy as np
 
 from .. import dtypes as dt
 from ..tensors import Tensor, from_numpy
+from ..futures import Future
+
+_all_ = ["Future"]   # `minitorch.distributed.Future`, as `torch.distributed` has it: the one Future class
 
 # %% auto #0
 __all__ = ['is_available', 'ProcessGroup', 'GroupMember', 'is_initialized', 'init_process_group', 'get_rank', 'get_world_size',
-           'get_backend', 'new_group', 'destroy_process_group', 'ReduceOp', 'Work', 'Future', 'all_reduce', 'broadcast',
-           'reduce', 'all_gather', 'all_gather_into_tensor', 'reduce_scatter', 'reduce_scatter_tensor', 'scatter',
-           'gather', 'all_to_all', 'barrier', 'isend', 'irecv', 'send', 'recv', 'all_gather_object',
-           'broadcast_object_list']
+           'get_backend', 'new_group', 'destroy_process_group', 'ReduceOp', 'Work', 'all_reduce', 'broadcast', 'reduce',
+           'all_gather', 'all_gather_into_tensor', 'reduce_scatter', 'reduce_scatter_tensor', 'scatter', 'gather',
+           'all_to_all', 'barrier', 'isend', 'irecv', 'send', 'recv', 'all_gather_object', 'broadcast_object_list',
+           'Future']
 
 # %% ../../nbs/22a_collectives.ipynb #c3a6fa6e
 def is_available() -> bool:
@@ -239,31 +242,6 @@ class Work:
     def get_future(self) -> Future:
         "A `Future` whose value is the collective's output tensors."
         return Future(self.result, self.is_completed)
-
-# %% ../../nbs/22a_collectives.ipynb #a4b07733
-class Future:
-    "A value that will be there later: `wait()`/`value()` block for it, `then(fn)` chains, `set_result` fills it."
-    _UNSET = object()
-
-    def __init__(self, get: Callable[[], Any] | None = None, ready: Callable[[], bool] | None = None) -> None:
-        self._get, self._ready, self._value = get, ready, Future._UNSET
-
-    def wait(self) -> Any:
-        if self._value is Future._UNSET:
-            if self._get is None: raise RuntimeError("Future.wait: the value was never set")
-            self._value = self._get()
-        return self._value
-
-    def value(self) -> Any: return self.wait()
-    def done(self) -> bool: return self._value is not Future._UNSET or (self._ready is not None and self._ready())
-    def set_result(self, value: Any) -> None: self._value = value
-
-    def then(self, callback: Callable[[Future], Any]) -> Future:
-        "The future of `callback(self)`, computed once this one is done."
-        def chained():
-            self.wait()
-            return callback(self)
-        return Future(chained, self.done)
 
 # %% ../../nbs/22a_collectives.ipynb #265828ce
 def _agree(g: ProcessGroup, name: str, *described: Any) -> None:

@@ -174,7 +174,7 @@ def basic():
         ev = __import__("threading").Event(); slot = [ev, None, None]
         a.pending[mid] = slot
         hdr = rpc._HEADER.pack(rpc._MAGIC, rpc.REQUEST, 0, mid, a.token, 0, len(payload), 0, -1, -1)
-        a._push([b"D" + (1).to_bytes(4, "little", signed=True), hdr, payload])
+        a._push(1, [hdr, payload])
         ev.wait(5)
         kind, src, ctx, send, frames = slot[1]
         err = rpc._remote_error(a.workers[1], *a._decode(src, ctx, send, frames))

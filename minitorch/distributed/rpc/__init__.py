@@ -24,7 +24,7 @@ from .wire import (  # noqa: F401
     _allowed, _allowed_modules, _check, _dumps, _global, _loads, _lookup, _np_dtype, _public, _public_name,
     _resolve, _writable, Tensor, dataclass, dt, empty, from_numpy, io, np, os, secrets, struct, sys, types, zmq)
 from .agent import (  # noqa: F401
-    _Agent, _Log, _arrive, _barrier_arrive, _barrier_state, _cleanups, _decode, _describe, _forward, _inflight,
+    _Agent, _Log, _arrive, _barrier_arrive, _barrier_state, _cleanups, _decode, _describe, _inflight,
     _loop, _remote_error, _rendezvous, _reply, _reraise, _serve, _set_rpc_timeout, _the_agent, _timeout_error,
     _to_id, _track, ThreadPoolExecutor, call, stop, time, traceback)
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 import itertools
 import os
 import secrets
-import struct
 import sys
 import threading
 import time
@@ -45,10 +44,11 @@ def _timeout_error(timeout: float) -> RuntimeError:
 
 # %% ../../../nbs/23_rpc_agent.ipynb #323cda80
 class _Agent:
-    "One worker: a ROUTER socket that serves calls, a DEALER per peer for calls out, an I/O thread, a pool."
+    "One worker: a ROUTER socket every message comes in on, its I/O thread, a pool; a DEALER per sending thread and peer."
     def __init__(self, name: str, rank: int, world_size: int, opts: TensorPipeRpcBackendOptions) -> None:
         self.opts, self.rank, self.name = opts, rank, name
         self.zctx = zmq.Context()
+        self.zctx.setsockopt(zmq.LINGER, 1000)      # a closing socket still sends what it has, for 1 s
         self.router = self.zctx.socket(zmq.ROUTER)
         self.router.setsockopt(zmq.MAXMSGSIZE, opts.max_message_bytes + 4096)
         port = self.router.bind_to_random_port("tcp://*")
@@ -56,9 +56,6 @@ class _Agent:
         self.info = self.workers[rank]
         self.by_name = {w.name: w for w in self.workers}
         self.addrs = addrs
-        self.out = f"inproc://mtrpc-out-{id(self)}"
-        self.pull = self.zctx.socket(zmq.PULL)
-        self.pull.bind(self.out)
         self.local = threading.local()
         self.ids = itertools.count(1)
         self.pending: dict[int, list] = {}          # msg id -> [event, frames, keep-alive]
@@ -70,63 +67,37 @@ class _Agent:
         self.io = threading.Thread(target=self._loop, daemon=True, name=f"rpc-io-{name}")
         self.io.start()
 
-    # --- sending: any thread pushes frames to the I/O thread over its own inproc socket
-    def _push(self, frames: list) -> None:
-        s = getattr(self.local, "push", None)
+    # --- sending: each thread has its own DEALER per peer (sockets are never shared between threads)
+    def _push(self, dst: int, frames: list) -> None:
+        socks = getattr(self.local, "socks", None)
+        if socks is None: socks = self.local.socks = {}
+        s = socks.get(dst)
         if s is None:
-            s = self.local.push = self.zctx.socket(zmq.PUSH)
-            s.connect(self.out)
+            s = socks[dst] = self.zctx.socket(zmq.DEALER)
+            s.connect(self.addrs[dst])
         s.send_multipart(frames, copy=False)
 
-    def send(self, dst: int, kind: int, mid: int, obj: Any, ctx: int = -1, route: bytes | None = None) -> list:
+    def send(self, dst: int, kind: int, mid: int, obj: Any, ctx: int = -1) -> list:
         payload, buffers, grads, rrefs = _dumps(obj, dst)
         send_id = _Hooks.on_send(ctx, dst, grads) if grads and ctx != -1 else -1
         header = _HEADER.pack(_MAGIC, kind, 0, mid, self.token, len(buffers), len(payload), self.rank, ctx, send_id)
         if LOG.recording: LOG.append((time.time(), self.rank, dst, kind, mid, _describe(obj)))
-        where = b"R" + route if route is not None else b"D" + struct.pack("<i", dst)
-        self._push([where, header, payload, *buffers])
+        self._push(dst, [header, payload, *buffers])
         return rrefs
 
 # %% ../../../nbs/23_rpc_agent.ipynb #1ea2494d
-# the I/O thread: owns every socket but the inproc PUSHes
+# the I/O thread: the only one that touches the ROUTER
 @patch
 def _loop(self: _Agent) -> None:
-    poller = zmq.Poller()
-    poller.register(self.router, zmq.POLLIN)
-    poller.register(self.pull, zmq.POLLIN)
-    dealers: dict[int, zmq.Socket] = {}
     while self.running:
-        for sock, _ in poller.poll(100):
-            if sock is self.pull: self._forward(dealers, poller)
-            elif sock is self.router:
-                ident, *frames = self.router.recv_multipart(copy=False)
-                self._arrive(frames, ident.bytes)
-            else:
-                self._arrive(sock.recv_multipart(copy=False), None)
-    while self.pull.poll(50): self._forward(dealers, poller)     # flush what was sent before stop
-    for d in dealers.values(): d.close(linger=1000)
+        while self.router.poll(100 if self.running else 0):
+            _ident, *frames = self.router.recv_multipart(copy=False)
+            self._arrive(frames)
     self.router.close(linger=1000)
-
-
-@patch
-def _forward(self: _Agent, dealers: dict, poller: zmq.Poller) -> None:
-    "Send one message pushed by another thread: a reply through the ROUTER, a call through the peer's DEALER."
-    where, *msg = self.pull.recv_multipart(copy=False)
-    where = where.bytes
-    if where[:1] == b"R":
-        self.router.send_multipart([where[1:], *msg], copy=False)
-        return
-    dst = struct.unpack("<i", where[1:])[0]
-    if dst not in dealers:
-        d = dealers[dst] = self.zctx.socket(zmq.DEALER)
-        d.setsockopt(zmq.LINGER, 1000)
-        d.connect(self.addrs[dst])
-        poller.register(d, zmq.POLLIN)
-    dealers[dst].send_multipart(msg, copy=False)
 
 # %% ../../../nbs/23_rpc_agent.ipynb #63b1944b
 @patch
-def _arrive(self: _Agent, frames: list, ident: bytes | None) -> None:
+def _arrive(self: _Agent, frames: list) -> None:
     try:
         kind, flags, mid, src, ctx, send = _check(frames, self.token, self.opts.max_message_bytes)
         if not 0 <= src < len(self.workers): raise _MessageError(f"RPC message from unknown worker {src}")
@@ -134,9 +105,9 @@ def _arrive(self: _Agent, frames: list, ident: bytes | None) -> None:
         self.rejected.append(str(e))
         print(f"minitorch.distributed.rpc: {self.name} rejected a message: {e}", file=sys.stderr)
         return
-    if kind == REQUEST and ident is not None:
-        self.pool.submit(self._serve, ident, mid, src, ctx, send, frames)
-    elif kind != REQUEST and ident is None:
+    if kind == REQUEST:
+        self.pool.submit(self._serve, mid, src, ctx, send, frames)
+    else:
         with self.lock: slot = self.pending.pop(mid, None)
         if slot is not None:
             slot[1] = (kind, src, ctx, send, frames)
@@ -152,7 +123,7 @@ def _decode(self: _Agent, src: int, ctx: int, send: int, frames: list) -> Any:
 # %% ../../../nbs/23_rpc_agent.ipynb #f7738402
 # serving a call, in a pool thread
 @patch
-def _serve(self: _Agent, ident: bytes, mid: int, src: int, ctx: int, send: int, frames: list) -> None:
+def _serve(self: _Agent, mid: int, src: int, ctx: int, send: int, frames: list) -> None:
     token = _Hooks.enter(ctx) if ctx != -1 else None
     with self.lock: self.active += 1
     try:
@@ -162,27 +133,26 @@ def _serve(self: _Agent, ident: bytes, mid: int, src: int, ctx: int, send: int, 
         if getattr(func, "_mt_async_execution", False):
             if not hasattr(result, "add_done_callback"):
                 raise TypeError(f"async_execution function {func.__qualname__} must return a Future")
-            result.add_done_callback(lambda f: self._reply(ident, mid, src, ctx, f.wait))
+            result.add_done_callback(lambda f: self._reply(mid, src, ctx, f.wait))
             return                                          # the thread is free; the callback replies
-        self._reply(ident, mid, src, ctx, lambda: result)
+        self._reply(mid, src, ctx, lambda: result)
     except BaseException as e:
-        self._reply(ident, mid, src, ctx, lambda err=e: _reraise(err))
+        self._reply(mid, src, ctx, lambda err=e: _reraise(err))
     finally:
         if token is not None: _Hooks.leave(token)
 
 
 @patch
-def _reply(self: _Agent, ident: bytes, mid: int, src: int, ctx: int, get: Callable) -> None:
+def _reply(self: _Agent, mid: int, src: int, ctx: int, get: Callable) -> None:
     "Send `get()` back to the caller, or the error it raises (with its traceback); the call is then over."
     try:
-        try: self.send(src, RESPONSE, mid, get(), ctx, route=ident)
+        try: self.send(src, RESPONSE, mid, get(), ctx)
         except BaseException as e:
             tb = traceback.format_exc()
             try:
-                self.send(src, ERROR, mid, (type(e).__module__, type(e).__qualname__, repr(e), tb), -1,
-                          route=ident)
+                self.send(src, ERROR, mid, (type(e).__module__, type(e).__qualname__, repr(e), tb), -1)
             except BaseException as e2:     # the error itself did not pickle
-                self.send(src, ERROR, mid, ("builtins", "RuntimeError", repr(e2), tb), -1, route=ident)
+                self.send(src, ERROR, mid, ("builtins", "RuntimeError", repr(e2), tb), -1)
     finally:
         with self.lock: self.active -= 1
 
@@ -212,13 +182,13 @@ def call(self: _Agent, dst: int, func: Callable, args: tuple, kwargs: dict, time
 
 @patch
 def stop(self: _Agent, wait: float = 5.0) -> None:
-    "Let calls being served finish (up to `wait` s), flush what they sent, close the sockets."
+    "Let calls being served finish (up to `wait` s), then close the sockets (they send what they hold first)."
     end = time.monotonic() + wait
     while self.active and time.monotonic() < end: time.sleep(0.005)
     self.running = False
     self.io.join(5)
     self.pool.shutdown(wait=False, cancel_futures=True)
-    self.zctx.destroy(linger=200)
+    self.zctx.destroy(linger=1000)      # every thread's DEALERs: what they still hold goes out first
 
 
 def _describe(obj: Any) -> str:
