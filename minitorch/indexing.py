@@ -24,9 +24,9 @@ from .view_ops import _Alias, _Select, _Slice, _no_repeats, _shape_args
 
 # %% auto #0
 __all__ = ['concat', 'concatenate', 'Cat', 'cat', 'stack', 'hstack', 'vstack', 'Flip', 'flip', 'fliplr', 'flipud', 'roll', 'tile',
-           'repeat_interleave', 'Gather', 'gather', 'Scatter', 'scatter', 'scatter_add', 'index_select', 'masked_fill',
-           'masked_select', 'nonzero', 'argwhere', 'sort', 'argsort', 'topk', 'unique', 'bincount', 'msort', 'Index',
-           'IndexPutAcc']
+           'repeat_interleave', 'Gather', 'gather', 'Scatter', 'scatter', 'scatter_add', 'ScatterReduce',
+           'scatter_reduce', 'index_select', 'masked_fill', 'masked_select', 'nonzero', 'argwhere', 'sort', 'argsort',
+           'topk', 'unique', 'bincount', 'msort', 'Index', 'IndexPutAcc']
 
 # %% ../nbs/08ca_indexing.ipynb #6ec4b88d
 class Cat(Function):
@@ -178,8 +178,8 @@ def repeat_interleave(input: Tensor, repeats: Any, dim: int | None = None) -> Te
 
 # %% ../nbs/08ca_indexing.ipynb #92d4859b
 def _check_index(index: Tensor, name: str = 'gather') -> None:
-    if index.dtype is not dt.int64:
-        raise RuntimeError(f"{name}(): Expected dtype int64 for index")
+    if index.dtype is not dt.int64 and index.dtype is not dt.int32:   # torch 2.13 takes int32 indices too
+        raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index")
 
 class Gather(Function):
     "out[i][j] = x[index[i][j]][j] (along `dim`); the gradient is scatter-added back."
@@ -270,9 +270,104 @@ def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: A
 
 def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     "A copy of `input` with `src` added at `index` along `dim` (repeats accumulate)."
-    _check_index(index, 'scatter_add')
+    _check_index(index, 'scatter')
     if input.ndim == 0: return scatter_add(input.reshape(1), 0, index.reshape(-1), src.reshape(-1)).reshape(())
     return _ScatterAdd.apply(input, normalize_dim(dim, input.ndim), index, src, 'add')
+
+# %% ../nbs/08ca_indexing.ipynb #ceba305d
+from .tensors import ones_like, arange
+
+_REDUCE = {'sum': np.add, 'prod': np.multiply, 'mean': np.add, 'amax': np.maximum, 'amin': np.minimum}
+
+def _reduce_np(x: np.ndarray, dim: int, idx: np.ndarray, s: np.ndarray, reduce: str, include_self: bool) -> np.ndarray:
+    "numpy scatter_reduce: a new array."
+    out = x.copy()
+    if not idx.size: return out
+    key = tuple(idx if k == dim else np.arange(n).reshape([-1 if j == k else 1 for j in range(idx.ndim)])
+                for k, n in enumerate(idx.shape))
+    sv = s[tuple(slice(0, n) for n in idx.shape)]
+    if not include_self:
+        fill = {'sum': 0, 'mean': 0, 'prod': 1}.get(reduce)
+        if fill is None:
+            big = np.inf if out.dtype.kind in 'fc' else np.iinfo(out.dtype).max
+            fill = -big if reduce == 'amax' else big
+        out[key] = fill
+    _REDUCE[reduce].at(out, key, sv)
+    if reduce == 'mean':
+        cnt = np.full(out.shape, 1 if include_self else 0, np.int64)
+        np.add.at(cnt, key, 1)
+        cnt[cnt == 0] = 1
+        out = (out / cnt).astype(out.dtype) if out.dtype.kind in 'fc' else out // cnt
+    return out
+
+class ScatterReduce(Function):
+    "out = self with src combined into it at index along dim by `reduce`."
+    _node_name = 'ScatterReduceBackward0'
+    @staticmethod
+    def forward(ctx, x, dim, index, src, reduce, include_self):
+        h = _reduce_np(x.detach().cpu().numpy(), dim, index.detach().cpu().numpy(), src.detach().cpu().numpy(),
+                       reduce, include_self)
+        out = tensor(h, dtype=x.dtype, device=x._device)
+        ctx.dim, ctx.reduce, ctx.include_self = dim, reduce, include_self
+        ctx.save_for_backward(x, index, src, out)
+        return out
+    @staticmethod
+    def backward(ctx, g):
+        x, index, src, res = ctx.saved_tensors
+        d, r, inc = ctx.dim, ctx.reduce, ctx.include_self
+        src = src[tuple(slice(0, n) for n in index.shape)]
+        if r == 'sum':
+            gx, gs = g, g.gather(d, index)
+        elif r == 'mean':
+            n = (ones_like(g) if inc else zeros_like(g)).scatter_add(d, index, ones_like(src))
+            n = where(n == 0, ones_like(n), n)
+            gx = g / n; gs = gx.gather(d, index)
+        elif r in ('amax', 'amin'):
+            value = res.gather(d, index)
+            xr, sr = (x == res).to(g.dtype), (src == value).to(g.dtype)
+            share = g / xr.scatter_add(d, index, sr)
+            gx, gs = xr * share, sr * share.gather(d, index)
+        else:   # prod: the product of the others, without dividing by a zero
+            mx = where(x == 0, ones_like(x), x)
+            gx = g * ScatterReduce.apply(mx, d, index, src, 'prod', inc) / mx
+            zero = src == 0
+            nz = zeros_like(g).scatter_add(d, index, zero.to(g.dtype)).gather(d, index)
+            single = zero & (nz == 1)
+            ms = where(single, ones_like(src), src)
+            gs = where(single, (g * ScatterReduce.apply(x, d, index, ms, 'prod', inc)).gather(d, index),
+                       (g * res).gather(d, index) / where(zero, ones_like(src), src))
+        if not inc: gx = gx.scatter(d, index, 0.0)
+        gsrc = zeros_like(ctx.saved_tensors[2])
+        gsrc = gs if tuple(gsrc.shape) == tuple(gs.shape) else gsrc.index_put(
+            tuple(arange(n, device=g.device).reshape([-1 if j == k else 1 for j in range(gs.ndim)])
+                  for k, n in enumerate(gs.shape)), gs)
+        return gx, None, None, gsrc, None, None
+
+def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *,
+                   include_self: bool = True) -> Tensor:
+    "A copy of `input` with the `src` values at `index` along `dim` combined by `reduce` (sum, prod, mean, amax, amin)."
+    reduce = {'max': 'amax', 'min': 'amin'}.get(reduce, reduce)   # (torch's kernel still takes the old names)
+    if reduce not in _REDUCE:
+        raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
+    _check_index(index, 'scatter')
+    if src.dtype != input.dtype: raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+    if reduce not in ('sum', 'mean') and _deterministic_cuda(input):
+        from minitorch.determinism import alert_not_deterministic
+        alert_not_deterministic('scatter_reduce_cuda')   # atomics, and torch has no sorted road for these
+    if input.ndim == 0:
+        return scatter_reduce(input.reshape(1), 0, index.reshape(-1), src.reshape(-1), reduce,
+                              include_self=include_self).reshape(())
+    d = normalize_dim(dim, input.ndim)
+    from minitorch.backends import _check_gather_index
+    _check_gather_index(index.detach().cpu().numpy(), d, input.shape[d])
+    return ScatterReduce.apply(input, d, index, src, reduce, include_self)
+
+def _scatter_reduce_(self: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *,
+                     include_self: bool = True) -> Tensor:
+    "In-place `scatter_reduce`."
+    return self.copy_(scatter_reduce(self, dim, index, src, reduce, include_self=include_self))
+
+Tensor.scatter_reduce, Tensor.scatter_reduce_ = scatter_reduce, _scatter_reduce_
 
 # %% ../nbs/08ca_indexing.ipynb #2b3f9e23
 def index_select(input: Tensor, dim: int, index: Tensor, *, out: Any = None) -> Tensor:
