@@ -11,7 +11,7 @@ import threading
 import types
 from typing import Any, Callable
 
-from . import autograd as _ag, dtypes as dt
+from . import autograd as _ag, autograd_function as _af, dtypes as dt
 from .autograd import _State, _modes_on, Function
 from .tensors import Tensor, ones
 from .ops import _PLAIN_OPERAND
@@ -145,7 +145,7 @@ _accumulate_grad = OpOverload('accumulate_grad', _ag._accumulate_into_leaf)
 def _dispatch_leaf(t: Tensor, g: Tensor, create_graph: bool) -> None:
     _call_dispatch_mode(_accumulate_grad, (t, g, create_graph), {})
 
-_ag._dispatch_apply, _ag._dispatch_leaf = _dispatch_apply, _dispatch_leaf
+_af._dispatch_apply, _ag._dispatch_leaf = _dispatch_apply, _dispatch_leaf   # `apply` is the recording chapter's
 
 # %% ../nbs/17a_dispatch.ipynb #900f146d
 OPS_BY_KIND = {
