@@ -11,9 +11,10 @@ from typing import Any
 from . import dtypes as dt
 
 # %% auto #0
-__all__ = ['NONDETERMINISTIC', 'deterministic', 'use_deterministic_algorithms', 'are_deterministic_algorithms_enabled',
-           'is_deterministic_algorithms_warn_only_enabled', 'set_deterministic_debug_mode',
-           'get_deterministic_debug_mode', 'alert_not_deterministic', 'alert_on_cuda', 'uninitialized_fill']
+__all__ = ['NONDETERMINISTIC', 'DETERMINISTIC_ROAD', 'deterministic', 'use_deterministic_algorithms',
+           'are_deterministic_algorithms_enabled', 'is_deterministic_algorithms_warn_only_enabled',
+           'set_deterministic_debug_mode', 'get_deterministic_debug_mode', 'alert_not_deterministic', 'alert_on_cuda',
+           'uninitialized_fill']
 
 # %% ../nbs/21b_determinism.ipynb #a50daa04
 _state = {'mode': False, 'warn_only': False}
@@ -84,8 +85,18 @@ NONDETERMINISTIC = {   # op: (caller in the message, devices, condition)
     'bincount':                  ('_bincount_cuda', 'cuda', 'weights given'),
     'median (with indices)':     ('median CUDA with indices output', 'cuda', 'dim given'),
     'cumsum':                    ('cumsum_cuda_kernel', 'cuda', 'floating point or complex'),
-    'Tensor.scatter_reduce_':    ('scatter_reduce_cuda', 'cuda', "reduce='prod'"),
+    'Tensor.scatter_reduce_':    ('scatter_reduce_cuda', 'cuda', "reduce='prod', 'amax' or 'amin'"),
     'nn.functional.nll_loss':    ('nll_loss2d_forward_out_cuda_template', 'cuda', '4-d input'),
+}
+
+DETERMINISTIC_ROAD = {   # op on cuda: what it does instead of atomics while the mode is on (torch's, and ours)
+    'Tensor.scatter_add_':          'one index_put_(accumulate=True) at the full coordinates (_scatter_via_index_put)',
+    'Tensor.scatter_ (tensor src)':  'one index_put_ at the full coordinates: repeats overwrite in index order',
+    'Tensor.scatter_reduce_':       "reduce='sum' or 'mean': as scatter_add_",
+    'Tensor.index_add_':            'index_put_(accumulate=True) of alpha * source (ours: through scatter_add_)',
+    'Tensor.index_copy_':           'index_put_ (ours: through scatter_)',
+    'Tensor.index_put_':            'sorts the indices, then adds (or writes) each run of equal ones in order',
+    'gather (backward)':            'scatter_add_, above',
 }
 
 # %% ../nbs/21b_determinism.ipynb #d8f42aa8
