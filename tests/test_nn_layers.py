@@ -968,3 +968,20 @@ def test_inplace_functional_activations(name, args):
     r = getattr(F, name)(ours, *args)
     getattr(tF, name)(theirs, *args)
     assert r is ours and close(ours, theirs, 1e-12)
+
+
+def test_functional_reexports_linear_act():
+    """11_nn_layers (minitorch.nn.linear_act) was split off nn.functional (now 11_nn_unfold_conv): every function and
+    class it defines is also F's (the same object, or its dispatch door), and it never imports F at load time (no import cycle)."""
+    import inspect
+    import minitorch.nn.linear_act as la
+    defined = [n for n, o in vars(la).items()
+               if (inspect.isfunction(o) or inspect.isclass(o)) and o.__module__ == la.__name__]
+    assert len(defined) > 20
+    same = lambda f, g: f is g or getattr(f, '__wrapped__', None) is g   # F's public ops are behind dispatch doors
+    assert [n for n in defined if not same(getattr(F, n, None), vars(la)[n])] == []
+    assert set(la.__all__) <= set(F.__all__)
+    src = inspect.getsource(la)
+    assert 'from .functional import' not in src and 'from minitorch.nn import functional' not in src
+    for name in ('Linear', 'Identity', 'ReLU', 'GELU', 'Softmax', 'Flatten', 'Conv1d', 'Conv2d'):
+        assert getattr(nn, name) is getattr(nn.modules, name)
