@@ -24,7 +24,7 @@ __all__ = ['MAP_OPS', 'ZIP_OPS', 'REDUCE_OPS', 'storage_resized', 'make_data', '
            'Backend', 'NumpyBackend', 'register_backend', 'available_backends', 'get_backend', 'set_backend',
            'use_backend']
 
-# %% ../nbs/05_backends.ipynb #63e810c5
+# %% ../nbs/05_backends.ipynb #029e3a03
 _erf = np.frompyfunc(math.erf, 1, 1)
 
 def _np_erf(x: np.ndarray) -> np.ndarray:
@@ -80,6 +80,7 @@ MAP_OPS: dict[str, Callable] = {
     'real': np.real, 'imag': np.imag, 'angle': np.angle, 'signbit': np.signbit,
 }
 
+# %% ../nbs/05_backends.ipynb #67cb06cb
 def _np_floor_divide(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     "Python's `//`: floor of the quotient (floats: floor(a / b) like PyTorch)."
     if a.dtype.kind in 'biu':
@@ -142,7 +143,7 @@ REDUCE_OPS: dict[str, Callable] = {
     'argmin': np.argmin, 'any': np.any, 'all': np.all,
 }
 
-# %% ../nbs/05_backends.ipynb #6f24cd59
+# %% ../nbs/05_backends.ipynb #399927cc
 @functools.lru_cache(maxsize=4096)
 def _contiguous_strides(shape: tuple) -> tuple:
     "Row-major strides of `shape` (cached: shapes repeat)."
@@ -188,6 +189,7 @@ def is_contiguous(a: TensorData) -> bool:
     "Row-major without gaps (fast path of `TensorData.is_contiguous`)."
     return a.strides == _contiguous_strides(a.shape) or a.is_contiguous()
 
+# %% ../nbs/05_backends.ipynb #0d8155e1
 _HALF_NP = (np.dtype(np.float16), dt.bfloat16.numpy_dtype)
 # storage dtypes whose numpy arithmetic is PyTorch's, element for element (no float32 detour, no packing)
 _PLAIN_NP = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.int64, np.int32, np.int16, np.int8, np.uint8))
@@ -211,6 +213,7 @@ def from_numpy(arr: np.ndarray, out_dtype: dtype) -> TensorData:
     if not arr.flags.c_contiguous: arr = np.ascontiguousarray(arr)
     return make_data(arr.reshape(-1), arr.shape, arr)
 
+# %% ../nbs/05_backends.ipynb #951e01f4
 _LOW = ('float16', 'bfloat16')
 
 # complex32 (two fp16 words, computed in complex64) supports only these primitives, like PyTorch on CPU;

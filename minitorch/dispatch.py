@@ -147,7 +147,7 @@ def _dispatch_leaf(t: Tensor, g: Tensor, create_graph: bool) -> None:
 
 _af._dispatch_apply, _ag._dispatch_leaf = _dispatch_apply, _dispatch_leaf   # `apply` is the recording chapter's
 
-# %% ../nbs/17a_dispatch.ipynb #900f146d
+# %% ../nbs/17a_dispatch.ipynb #43b36671
 OPS_BY_KIND = {
     'pointwise': '''
         abs absolute acos acosh add addcdiv addcmul angle arccos arccosh arcsin arcsinh arctan arctan2 arctanh asin
@@ -178,7 +178,7 @@ OPS_BY_KIND = {
         argwhere block_diag cartesian_prod cat column_stack combinations concat concatenate diag diag_embed diagflat
         diagonal_copy dstack flip fliplr flipud gather hstack index index_add index_copy index_fill index_put
         index_select masked_fill masked_select narrow_copy nonzero repeat repeat_interleave roll rot90 row_stack
-        put scatter scatter_add stack sum_to_size take take_along_dim tile tril tril_indices triu triu_indices vander
+        put scatter scatter_add scatter_reduce stack sum_to_size take take_along_dim tile tril tril_indices triu triu_indices vander
         vstack''',
     'creation': '''
         arange as_tensor empty empty_like eye from_numpy full full_like linspace logspace new_empty new_full new_ones
@@ -208,6 +208,7 @@ OPS_BY_KIND = {
 # every in-place method (`add_`, `relu_`, ...: a name ending in `_`) is an op of kind 'inplace', and every function
 # of `minitorch.linalg` an op of kind 'linalg' named `linalg_<name>` (PyTorch's own names for them)
 
+# %% ../nbs/17a_dispatch.ipynb #f0e2c058
 NOT_OPS = set('''
     backward register_hook register_post_accumulate_grad_hook retain_grad requires_grad_ is_grad_enabled
     is_inference_mode_enabled are_deterministic_algorithms_enabled get_deterministic_debug_mode
