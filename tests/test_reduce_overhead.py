@@ -83,18 +83,35 @@ def test_warmup_then_record_then_replay():
 
 
 def test_outputs_are_overwritten_by_the_next_call():
-    "As with CUDA graphs: an output is a view of a static buffer; the next call overwrites it; clone() keeps it."
+    "As with CUDA graphs: an output is a view of a static buffer; after the next replay using it raises; clone() keeps it."
     net = _mlp().eval()
     c = minitorch.compile(net, backend=compile_fx_static)
     with minitorch.no_grad():
         for _ in range(2): c(minitorch.randn(3, 12))
         x3, x4 = minitorch.randn(3, 12), minitorch.randn(3, 12)
         y3 = c(x3); kept = y3.clone()
+        _close(y3.numpy(), net(x3).detach().numpy())         # still valid before the next call
         y4 = c(x4)
-    _close(y3.numpy(), net(x4).detach().numpy())
     _close(y4.numpy(), net(x4).detach().numpy())
     _close(kept.numpy(), net(x3).detach().numpy())
-    assert not np.allclose(kept.numpy(), y3.numpy())
+    for use in (lambda: y3.numpy(), lambda: y3 + 1, lambda: y3.sum().item()):
+        with pytest.raises(RuntimeError, match='overwritten by a subsequent run'):
+            use()
+
+
+def test_previous_loss_raises_after_next_replayed_step():
+    "In training too: last step's loss tensor is gone once the next step replays; its .item() taken in time is fine."
+    ms, lf = _mlp(), nn.CrossEntropyLoss()
+    c = minitorch.compile(lambda x, y: lf(ms(x), y), backend=compile_fx_static)
+    losses, tensors = [], []
+    for i in range(5):
+        ms.zero_grad()
+        l = c(minitorch.randn(8, 12), minitorch.randint(0, 5, (8,))); l.backward()
+        losses.append(l.item()); tensors.append(l)
+    assert all(np.isfinite(losses))
+    with pytest.raises(RuntimeError, match='overwritten by a subsequent run'):
+        tensors[-2].item()
+    tensors[-1].item()
 
 
 def test_two_forwards_then_one_backward():

@@ -100,10 +100,10 @@ def record(cg: CompiledGraph, args: tuple):
 class StaticGraph:
     """A `CompiledGraph` run as a CUDA graph is: `warmup` ordinary calls, then one recorded call, then replays that
     copy the inputs into static buffers and make the same kernel calls on the same arrays. The outputs are tensors
-    over static arrays: the next call overwrites them (clone what you keep)."""
+    over static arrays: the next replay overwrites them, and using them after it raises (clone what you keep)."""
     def __init__(self, cg: CompiledGraph, warmup: int = 1, guard_outputs: bool = False):
         self.cg, self.warmup, self.guard_outputs, self.ncalls, self.calls, self.failed = cg, warmup, guard_outputs, 0, None, None
-        self.replays, self.busy, self._live = 0, False, []
+        self.replays, self.busy, self._handed = 0, False, []
     def __call__(self, *args):
         self.ncalls += 1
         if self.failed or self.ncalls <= self.warmup or self.in_use(): return self.cg(*args)
@@ -137,17 +137,27 @@ def _fresh(x):
     if isinstance(x, (tuple, list)): return type(x)(_fresh(a) for a in x)
     return x
 
+class _Overwritten:
+    "What an output's storage becomes once a later replay wrote over it: any use raises, as in torch."
+    def __getattr__(self, name):
+        raise RuntimeError('Error: accessing tensor output of CUDAGraphs that has been overwritten by a subsequent run. '
+                           'To prevent overwriting, clone the tensor outside of minitorch.compile() before running again.')
+_OVERWRITTEN = _Overwritten()
+
 @patch
 def outputs(self: StaticGraph):
+    "Fresh tensors over the static outputs; the previous call's tensors (their values are gone) now raise on use."
+    for r in self._handed:
+        if (t := r()) is not None: t._data = _OVERWRITTEN
     out = _fresh(self.protos)
-    if self.guard_outputs: self._live, self.busy = [weakref.ref(t) for t in _leaves(out)], True
+    self._handed, self.busy = [weakref.ref(t) for t in _leaves(out)], self.guard_outputs
     return out
 
 @patch
 def in_use(self: StaticGraph) -> bool:
     """A training forward's outputs are saved for backward: while that backward is pending (and they are alive), replaying
     would overwrite them, so the call runs as compiled instead (allocating), as cudagraph trees start a new path."""
-    return self.busy and any(r() is not None for r in self._live)
+    return self.busy and any(r() is not None for r in self._handed)
 
 # %% ../../nbs/26c_reduce_overhead.ipynb #8b759ba2
 class StaticBackward(StaticGraph):
