@@ -106,8 +106,8 @@ class OutputGraph(CaptureOutput):
     def wrap(self, value, src) -> V:
         "A value read from `src`: install the guard it needs; tensors (and dynamic ints) become graph inputs."
         if src in self.by_source: return self.by_source[src]
-        if isinstance(value, Tensor):
-            dyn = self.dynamic.get(src, frozenset())
+        if isinstance(value, Tensor):        # a size 0 or 1 stays static: the graph is specialised to it, as in torch
+            dyn = frozenset(d for d in self.dynamic.get(src, frozenset()) if d < value.dim() and value.shape[d] >= 2)
             self.add_guard(tensor_guard(src, value, dyn))
             # capture computes on a copy (our stand-in for a fake tensor): an in-place op must not run twice
             return super().wrap(value, src)

@@ -317,3 +317,16 @@ def test_aot_eager_with_dynamic_shapes_retraces_per_size():
         mt.nn.functional.cross_entropy(net(x), t).backward()
         for a, p in zip(g, net.parameters()): close(a, p.grad)
         net.zero_grad()
+
+def test_size_one_after_dynamic_is_specialised_once():
+    "A size 1 after a size became dynamic gets one static graph, reused (torch: 3 frames), not a recompile per call."
+    import torch._dynamo.testing as tt
+    def h(T):
+        def f(x): return (x * 2).relu().sum(0) + x.shape[0]
+        return f
+    mdynamo.reset(); tdynamo.reset()
+    cnt = tt.CompileCounter()
+    mf, tf = mcompile(h(mt), backend='eager'), torch.compile(h(torch), backend=cnt)
+    for n in (3, 4, 1, 1, 1, 5, 0, 0):
+        close(mf(mt.ones(n)), tf(torch.ones(n)))
+    assert len(mdynamo.stats.graphs) == cnt.frame_count == 4, (len(mdynamo.stats.graphs), cnt.frame_count)
