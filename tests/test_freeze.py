@@ -170,3 +170,15 @@ def test_export_errors():
         freeze(m.train(), (minitorch.randn(2, 8),))
     with pytest.raises(RuntimeError, match='no implementation in the frozen runtime'):
         export(lambda x: minitorch.lgamma(x), (minitorch.rand(3) + 1,)).to_bytes()
+
+
+def test_convnet_matches_torch(tmp_path):
+    "The frozen conv net (BN folded, im2col conv, pooling in numpy) against torch with the same weights, in eval mode."
+    m, x = _cnn(), minitorch.randn(3, 3, 16, 16)
+    freeze(m, (x,), tmp_path / 'c.mtf')
+    tm = torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3, padding=1), torch.nn.BatchNorm2d(8), torch.nn.ReLU(), torch.nn.MaxPool2d(2),
+                             torch.nn.Conv2d(8, 8, 3, groups=2), torch.nn.AvgPool2d(2), torch.nn.Flatten(),
+                             torch.nn.Linear(72, 10), torch.nn.Softmax(-1))
+    tm.load_state_dict({k: torch.tensor(_np(v)) for k, v in m.state_dict().items()})
+    tm.eval()
+    torch.testing.assert_close(torch.tensor(load(tmp_path / 'c.mtf')(x.numpy())), tm(torch.tensor(x.numpy())).detach())
