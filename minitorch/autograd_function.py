@@ -288,8 +288,7 @@ class Function:
         return cls._apply(*args, **kwargs)
 
 # %% ../nbs/07_autograd.ipynb #29f766a1
-@patch(cls_method=True)
-def _apply(cls: Function, *args: Any, **kwargs: Any) -> Any:
+def _apply(cls: type, *args: Any, **kwargs: Any) -> Any:
     "`apply` without the hook: what a hook calls to run the op."
     ctx = cls._node_cls()
     st = _State.__dict__   # this thread's switches
@@ -341,6 +340,9 @@ def _apply(cls: Function, *args: Any, **kwargs: Any) -> Any:
         ctx._out_meta = [(o._data.shape, o.dtype, o._device) if isinstance(o, Tensor) else None for o in out]
     if saved: ctx._saved_fns = tuple([None if t is None else t.grad_fn for t in saved])
     return out
+
+Function._apply = classmethod(_apply)   # (a plain classmethod: fastcore's `patch(cls_method=True)` adds a Python-level descriptor call per op)
+
 
 # %% ../nbs/07_autograd.ipynb #9b69bfc2
 def _new_view(v: Tensor, enabled: Any, args: tuple) -> None:
