@@ -254,7 +254,20 @@ def take(input: Tensor, index: Tensor) -> Tensor:
     if i.numel() and (bool((i >= n).any()) or bool((i < -n).any())):
         raise IndexError(f"out of range: tried to access index {int(i.max()) if bool((i >= n).any()) else int(i.min())} on a tensor of {n} elements.")
     i = where(i < 0, i + n, i)
-    return flatten(input).index_select(0, i).reshape(*index.shape)
+    return _Take.apply(input, i, tuple(index.shape))
+
+class _Take(Function):
+    "take's node: its backward is PyTorch's, `put_` with `accumulate=True` (so on cuda it alerts under the switch)."
+    _node_name = 'TakeBackward0'
+    @staticmethod
+    def forward(ctx, x, i, shape):
+        ctx.shape = tuple(x.shape)
+        ctx.save_for_backward(i)
+        return flatten(x).index_select(0, i).reshape(shape)
+    @staticmethod
+    def backward(ctx, g):
+        i, = ctx.saved_tensors
+        return put(zeros(ctx.shape, dtype=g.dtype, device=g.device), i, g.reshape(-1), accumulate=True), None, None
 
 # %% ../nbs/08db_building.ipynb #da9df5c5
 def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:

@@ -156,3 +156,21 @@ def test_put_dtype_errors_and_gradient():
     x, t = minitorch.zeros(2, 3), torch.zeros(2, 3)
     x.t().put_(minitorch.tensor([1]), minitorch.tensor([7.])); t.t().put_(torch.tensor([1]), torch.tensor([7.]))
     assert x.tolist() == t.tolist()                   # a non-contiguous self is indexed in its logical order
+
+
+@pytest.mark.parametrize('dev', DEVICES)
+def test_take_backward_is_put_accumulate(dev):
+    "torch's take backward is put_(accumulate=True): silent on cpu, the put_ alert on cuda (forward silent on both)."
+    idx = [[0, 0], [5, -1]]
+    minitorch.use_deterministic_algorithms(True)
+    x = minitorch.arange(6., device=dev).view(2, 3).requires_grad_()
+    y = x.take(minitorch.tensor(idx, device=dev))
+    assert type(y.grad_fn).__name__ == 'TakeBackward0'
+    if dev == 'cuda':
+        with pytest.raises(RuntimeError, match='^put_ does not have a deterministic implementation'):
+            y.sum().backward(retain_graph=True)
+        minitorch.use_deterministic_algorithms(False)
+    y.sum().backward()
+    t = torch.arange(6.).view(2, 3).requires_grad_()
+    t.take(torch.tensor(idx)).sum().backward()
+    assert x.grad.cpu().tolist() == t.grad.tolist()
