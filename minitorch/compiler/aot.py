@@ -103,7 +103,7 @@ def make_joint(fn: Callable, inputs: list, params: list = (), decompose: bool = 
     tr.graph.output(tuple(tr.arg(o) for o in outs) + tuple(tr.arg(g) for g in grads))
     return tr.graph, len(outs), [isinstance(p, Tensor) and p.requires_grad for p in primals]
 
-# %% ../../nbs/25c_aot_autograd.ipynb #bba31b06
+# %% ../../nbs/25c_aot_autograd.ipynb #7ee4b079
 def _nbytes(n: Node) -> int:
     v = n.meta.get('val')
     return v.numel() * v.element_size() if isinstance(v, Tensor) else 0
@@ -119,6 +119,16 @@ def _ancestors(roots) -> set:
         seen.add(n); todo += _inputs_of(n)
     return seen
 
+def _ancestors_limited(roots, stop: set) -> set:
+    "Ancestors of `roots`, not looking past the nodes in `stop` (what backward must compute itself)."
+    seen, todo = set(), list(roots)
+    while todo:
+        n = todo.pop()
+        if n in seen: continue
+        seen.add(n)
+        if n not in stop: todo += _inputs_of(n)
+    return seen
+
 def _recomputable(n: Node) -> bool:
     "Cheap to compute again in backward: pointwise ops and views (Dynamo's partitioner has a similar list)."
     # BEGIN SOLUTION 25.3
@@ -127,6 +137,7 @@ def _recomputable(n: Node) -> bool:
     return n.op == 'call_function' and info is not None and info.kind in ('pointwise', 'view')
     # END SOLUTION 25.3
 
+# %% ../../nbs/25c_aot_autograd.ipynb #a3341423
 class Partition:
     "A forward graph that also returns what backward needs (`saved`), and a backward graph from saved + tangents."
     def __init__(self, fw: GraphModule, bw: GraphModule, saved: list[Node], num_outs: int):
@@ -138,6 +149,7 @@ def _copy(g: Graph, nodes, env: dict):
         env[n] = g.create_node(n.op, n.target, map_arg(n.args, env.__getitem__), map_arg(n.kwargs, env.__getitem__), name=n.name)
         env[n].meta = n.meta
 
+# %% ../../nbs/25c_aot_autograd.ipynb #a78e8000
 def partition(joint: Graph, num_outs: int, remat: bool = False) -> Partition:
     "Split the joint graph. Default: save every forward value backward uses. `remat`: recompute cheap chains instead."
     out = joint.nodes[-1].args[0]
@@ -172,16 +184,6 @@ def partition(joint: Graph, num_outs: int, remat: bool = False) -> Partition:
     bg.output(tuple(map_arg(g, benv.__getitem__) for g in grads))
     return Partition(GraphModule({}, fg), GraphModule({}, bg), saved, num_outs)
 
-def _ancestors_limited(roots, stop: set) -> set:
-    "Ancestors of `roots`, not looking past the nodes in `stop` (what backward must compute itself)."
-    seen, todo = set(), list(roots)
-    while todo:
-        n = todo.pop()
-        if n in seen: continue
-        seen.add(n)
-        if n not in stop: todo += _inputs_of(n)
-    return seen
-
 def default_partition(joint: Graph, num_outs: int) -> Partition:
     "Save every forward value that backward reads."
     return partition(joint, num_outs, remat=False)
@@ -190,7 +192,7 @@ def min_cut_rematerialization_partition(joint: Graph, num_outs: int) -> Partitio
     "Recompute cheap pointwise chains in backward when that saves bytes."
     return partition(joint, num_outs, remat=True)
 
-# %% ../../nbs/25c_aot_autograd.ipynb #602c8348
+# %% ../../nbs/25c_aot_autograd.ipynb #39bd474e
 def unsafe_constants(joint: Graph, allowed=frozenset()) -> list[str]:
     """The ops whose tensors the trace did not see made (a `Function` that computes a saved value without the
     dispatcher, as gelu's and silu's do): a graph holding them would replay stale values, so it is not used."""
@@ -200,6 +202,7 @@ def unsafe_constants(joint: Graph, allowed=frozenset()) -> list[str]:
     return sorted({u.target.__name__ for n in joint.nodes if isinstance(n.target, _Constant) and id(n.target.t) not in allowed
                    for u in joint.users(n) if hasattr(u.target, '__name__') and not zero_base(n, u)})
 
+# %% ../../nbs/25c_aot_autograd.ipynb #b82adddc
 def aot_function(fn: Callable, example_inputs: list, partition_fn: Callable = default_partition,
                  params: list = (), allowed: frozenset = frozenset()) -> Callable:
     """Compile `fn` ahead of time: trace the joint graph on the first call that needs gradients, partition it, and
@@ -216,6 +219,7 @@ def aot_function(fn: Callable, example_inputs: list, partition_fn: Callable = de
     compiled.cache = cache
     return compiled
 
+# %% ../../nbs/25c_aot_autograd.ipynb #0df8530a
 def _build(fn, inputs, partition_fn, params=(), allowed=frozenset()):
     joint, num_outs, rg = make_joint(fn, list(inputs), params)
     outs = joint.nodes[-1].args[0][:num_outs]
