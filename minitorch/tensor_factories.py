@@ -15,7 +15,7 @@ import numpy as np
 from . import dtypes as dt
 from .dtypes import dtype
 from .tensor_data import TensorData
-from .backends import get_backend, to_numpy as _to_numpy, _via_float32
+from .backends import get_backend, make_data, _contiguous_strides, to_numpy as _to_numpy, _via_float32
 
 from .tensor_class import *
 from .tensor_class import patch, _as_device, _init_from
@@ -107,7 +107,7 @@ def _alloc(shape: tuple, dtype: dtype, fill: Any = 0) -> np.ndarray:
 def _wrap(arr: np.ndarray, shape: tuple, dtype: dtype, device: Any, requires_grad: bool) -> Tensor:
     "Wrap a fresh flat host array already stored as `dtype` (no copy) as a tensor of `shape` on `device`."
     dev = _as_device(device)
-    data = TensorData(arr, shape)
+    data = make_data(arr, shape)   # `shape` is checked already: no validation on this path (`ones_like` is backward's seed)
     return _mark_creation(Tensor._make(_to_device(data, dev), dtype, dev), requires_grad)
 
 def _new(arr: np.ndarray, dtype: dtype, device: Any, requires_grad: bool) -> Tensor:
@@ -208,6 +208,7 @@ def _like_strides(t: Tensor, memory_format: Any) -> tuple | None:
     name = getattr(memory_format, 'name', 'preserve_format')
     shape, strides = tuple(t._data.shape), tuple(t._data.strides)
     if name == 'preserve_format':
+        if strides == _contiguous_strides(shape): return None   # row-major already (the common case)
         need = 1    # dense: some order of the dims fills a block of memory exactly (a transpose, a permute)
         for i in sorted((i for i in range(len(shape)) if shape[i] >= 2), key=lambda i: strides[i]):
             if strides[i] != need: return None
@@ -236,14 +237,16 @@ def zeros_like(input: Tensor, *, dtype: dtype | None = None, device: Any = None,
     "Zeros with the shape (and by default dtype and device) of `input`."
     dtype = _dtype_arg(dtype, 'zeros_like')
     s, d, dev = _like(input, dtype, device, 'zeros_like')
-    return _restride(zeros(s, dtype=d, device=dev, requires_grad=requires_grad), _like_strides(input, memory_format))
+    s = tuple(s)   # a tensor's shape: valid already, so straight to the allocation (no `zeros` argument checks)
+    return _restride(_wrap(_alloc(s, d), s, d, dev, requires_grad), _like_strides(input, memory_format))
 
 def ones_like(input: Tensor, *, dtype: dtype | None = None, device: Any = None,
               requires_grad: bool = False, memory_format: Any = None) -> Tensor:
     "Ones with the shape (and by default dtype and device) of `input`."
     dtype = _dtype_arg(dtype, 'ones_like')
     s, d, dev = _like(input, dtype, device, 'ones_like')
-    return _restride(ones(s, dtype=d, device=dev, requires_grad=requires_grad), _like_strides(input, memory_format))
+    s = tuple(s)
+    return _restride(_wrap(_alloc(s, d, 1), s, d, dev, requires_grad), _like_strides(input, memory_format))
 
 # %% ../nbs/06b_tensor_factories.ipynb #3ba4f024
 def empty_like(input: Tensor, *, dtype: dtype | None = None, device: Any = None,
