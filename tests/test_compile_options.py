@@ -94,3 +94,17 @@ def test_module_compile_passes_arguments():
     x = mt.randn(4, 3)
     torch.testing.assert_close(torch.tensor(m(x).tolist()), torch.tensor(nn.Linear.forward(m, x).tolist()))
     assert seen == [{'mode': 'reduce-overhead'}]
+
+@pytest.mark.parametrize('keyword', ['config_patches', 'options'])
+def test_inductor_receives_the_patches(monkeypatch, keyword):
+    "compile_fx gets the mode's options then the user's, flat torch names, under torch's keyword (or chapter 26's)."
+    import minitorch.compiler.inductor as ind
+    seen = []
+    def fake(gm, example_inputs, **kw): seen.append(kw); return gm.forward
+    fake.__signature__ = __import__('inspect').Signature([__import__('inspect').Parameter(n, __import__('inspect').Parameter.POSITIONAL_OR_KEYWORD)
+                                                          for n in ('gm', 'example_inputs', keyword)])
+    monkeypatch.setattr(ind, 'compile_fx', fake)
+    mcompile(f, mode='reduce-overhead')(mt.ones(2))
+    mcompile(f, options={'trace.enabled': True, 'max-autotune': True})(mt.ones(2))
+    mcompile(f)(mt.ones(2))
+    assert seen == [{keyword: {'triton.cudagraphs': True}}, {keyword: {'trace.enabled': True, 'max_autotune': True}}, {keyword: {}}]
