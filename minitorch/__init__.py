@@ -87,12 +87,12 @@ from .determinism import (use_deterministic_algorithms, are_deterministic_algori
 from . import distributed   # cheap: MPI itself starts only in init_process_group
 import minitorch.distributed.optim, minitorch.distributed.fsdp, minitorch.nn.parallel  # (elastic: python -m)
 
-_LAZY_MODULES = ("special",)
+_LAZY_MODULES = ("special", "export")   # imported on first use (`export` brings the compiler's decompositions)
 _FROM_SPECIAL = ("lgamma", "digamma", "polygamma", "erfc", "erfinv", "i0", "mvlgamma")
 
 
 def __getattr__(name: str):
-    "Import `minitorch.special` (and its torch-level names) the first time it is used."
+    "Import `minitorch.special` (and its torch-level names) or `minitorch.export` the first time it is used."
     import importlib
     if name in _LAZY_MODULES:
         return importlib.import_module(f"minitorch.{name}")
