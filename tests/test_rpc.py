@@ -22,9 +22,15 @@ def free_port() -> int:
 
 def launch(script: str, *args: str, timeout: float = 90, env: dict | None = None) -> subprocess.CompletedProcess:
     "Three workers under the launcher, on a free rendezvous port, with a timeout (the launcher's and ours)."
-    cmd = [sys.executable, "-m", "minitorch.distributed.run", "--nproc-per-node", "3", "--timeout", str(timeout),
-           "--master-port", str(free_port()), str(HERE / script), *args]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout + 20, env={**os.environ, **(env or {})})
+    "`free_port` only finds a port that is free now: on a busy machine another process (another test's TCP"
+    "connection) may take it before rank 0 binds it. That, and only that, is retried on a new port."
+    for _ in range(3):
+        cmd = [sys.executable, "-m", "minitorch.distributed.run", "--nproc-per-node", "3", "--timeout", str(timeout),
+               "--master-port", str(free_port()), str(HERE / script), *args]
+        res = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout + 20,
+                             env={**os.environ, **(env or {})})
+        if res.returncode == 0 or "Address already in use" not in res.stderr: break
+    return res
 
 
 def checks(res) -> dict:

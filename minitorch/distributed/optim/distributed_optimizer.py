@@ -23,7 +23,9 @@ class _LocalOptimizer:
 
     def step(self, context_id: int) -> None:
         grads = dist_autograd.get_gradients(context_id)
-        with _LocalOptimizer.lock:                      # the context's gradients, lent to `.grad` for the step
+        # the context's gradients are lent to `.grad` for the step: one step at a time, and never while a
+        # distributed backward pass on this worker (another trainer's context) lends `.grad` to the engine
+        with _LocalOptimizer.lock, dist_autograd._pass_lock:
             saved = [p.grad for p in self.params]
             for p in self.params: p.grad = grads.get(p)
             try: self.optim.step()

@@ -188,7 +188,7 @@ def stop(self: _Agent, wait: float = 5.0) -> None:
     self.running = False
     self.io.join(5)
     self.pool.shutdown(wait=False, cancel_futures=True)
-    self.zctx.destroy(linger=1000)      # every thread's DEALERs: what they still hold goes out first
+    self.zctx.destroy(linger=3000)      # every thread's DEALERs: what they still hold goes out first
 
 
 def _describe(obj: Any) -> str:
@@ -247,7 +247,7 @@ def _rendezvous(name: str, rank: int, world_size: int, port: int, timeout: float
     c.close(0)
     if server is not None:
         done.wait(5)
-        server.close(linger=1000)
+        server.close(linger=5000)      # the replies still queued go out, even on a busy machine
     if reply["error"]: raise RuntimeError(f"init_rpc: {reply['error']}")
     workers = [WorkerInfo(w["name"], w["rank"]) for w in reply["workers"]]
     return workers, [w["addr"] for w in reply["workers"]], bytes.fromhex(reply["token"])
