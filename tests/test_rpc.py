@@ -237,3 +237,34 @@ def test_ddp_and_rpc_together_against_torch():
         torch.testing.assert_close(torch.tensor(c[f"fc_bias_{r}"]), b.detach())
         assert c[f"fc_grad_untouched_{r}"] is True
     torch.testing.assert_close(torch.tensor(c["table"]), E.detach())
+
+
+def test_optimizer_step_waits_for_a_backward_pass_on_the_same_worker():
+    "The DDP+RPC flake, made deterministic in one process: trainer A's distributed backward pass runs on the"
+    "parameter server (it lends `.grad` to the engine, slowed by a hook), while trainer B's DistributedOptimizer"
+    "step lends B's gradient to the same `.grad` (slowed in the optimizer). Both must get their own gradient."
+    import threading
+    import time
+    import minitorch as mt
+    import minitorch.distributed.autograd as dist_autograd
+    from minitorch.distributed.optim.distributed_optimizer import _LocalOptimizer
+
+    class SlowSGD(mt.optim.SGD):
+        def step(self, closure=None):
+            time.sleep(0.2)                                  # A's pass accumulates during this, if it may
+            return super().step(closure)
+
+    w = mt.tensor([1.0, 2.0], requires_grad=True)
+    w.register_hook(lambda g: (time.sleep(0.1), g)[1])      # A's pass: `.grad` lent, accumulation 0.1 s later
+    cA, cB = dist_autograd._get(1 << 40, create=True), dist_autograd._get((1 << 40) + 1, create=True)
+    cB.grads[id(w)] = (w, mt.tensor([10.0, 10.0]))          # B's gradient, from its own backward
+    opt = _LocalOptimizer.__new__(_LocalOptimizer)
+    opt.params, opt.optim = [w], SlowSGD([w], lr=0.5)
+    loss = (w * mt.tensor([3.0, 4.0])).sum()
+    a = threading.Thread(target=dist_autograd._run, args=(cA, [loss], [mt.ones_like(loss)]))
+    a.start(); time.sleep(0.03)
+    opt.step(cB.id)                                          # B steps while A's pass is under way
+    a.join(5)
+    assert dist_autograd.get_gradients(cA.id)[w].tolist() == [3.0, 4.0]                # A's own gradient
+    assert w.tolist() == [1.0 - 5.0, 2.0 - 5.0] and w.grad is None                     # B's step, B's gradient
+    for c in (cA, cB): dist_autograd._contexts.pop(c.id, None)
