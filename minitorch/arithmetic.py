@@ -410,7 +410,8 @@ _UNARY = {  # name: (float result?, node name, derivative g, x, y -> grad x)
     'acos': (True, 'AcosBackward0', lambda g, x, y: g * -_cj(rsqrt(-x * x + 1))),
     'atan': (True, 'AtanBackward0', lambda g, x, y: g / _cj(x * x + 1)),
     'asinh': (True, 'AsinhBackward0', lambda g, x, y: g * _cj(rsqrt(x ** 2 + 1))),
-    'acosh': (True, 'AcoshBackward0', lambda g, x, y: g * _cj(rsqrt(x ** 2 - 1))),
+    'acosh': (True, 'AcoshBackward0', lambda g, x, y: g * (_cj(rsqrt(x - 1) * rsqrt(x + 1)) if x.dtype.is_complex
+                                                            else rsqrt(x ** 2 - 1))),   # the branch of z < 0
     'atanh': (True, 'AtanhBackward0', lambda g, x, y: g * 1 / _cj(1 - x ** 2)),
     'sigmoid': (True, 'SigmoidBackward0', lambda g, x, y: g * _cj(y * (1 - y))),
     'relu': (False, 'ReluBackward0', _relu_grad),

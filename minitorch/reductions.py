@@ -48,9 +48,27 @@ def _no_bool(a: Tensor, kernel: str, work: int = 1) -> None:
     "PyTorch has no bool matrix products (its kernel is not called when there is nothing to multiply)."
     if a.dtype is dt.bool and work: raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
 
-def _mm_data(a: TensorData, b: TensorData, d: dtype, device: Any) -> TensorData:
-    "(B,n,k) @ (B,k,m) on the backend. A complex product with inf/NaN in it is redone as PyTorch's plain sum of "\
-    "products (four real products), since a complex BLAS may turn inf into NaN differently."
+def _blas_alpha(a: TensorData, b: TensorData, d: dtype, gemv: bool = False) -> str | None:
+    "Which of `a`, `b` or the result ('a', 'b', 'out') PyTorch's complex `mm` (`mv`: `gemv`) multiplies by 1 + 0i."
+    (n, k), m = a.shape, b.shape[1]
+    if gemv:                                     # matrix @ vector: 'N' (alpha on the vector) for a column-major a
+        return 'b' if k == 1 or (n > 1 and a.strides[0] == 1 and a.strides[1] >= n) else 'out'
+    if d is dt.complex64 and n > 1 and m >= 4 and k >= 4: return None   # MKL's vectorised cgemm: a plain sum
+    if n == 1 and m == 1: return 'a' if k > 1 else 'out'
+    if m == 1:                                   # a one-column result: BLAS gets (a, b); a is 'N' when column-major
+        s0, s1 = a.strides
+        return 'b' if s0 == 1 and s1 >= n else 'out'
+    if k == 1: return 'a'
+    s0, s1 = b.strides                           # else BLAS gets (b^T, a^T): b^T is 'T' when b is column-major only
+    return 'out' if not (s1 == 1 and s0 >= m) and s0 == 1 and s1 >= k else 'a'
+
+def _times_alpha(re: np.ndarray, im: np.ndarray) -> tuple:
+    "(re + i im)(1 + 0i), as a complex multiply computes it: an infinite part makes the other one NaN."
+    return re - 0 * im, im + 0 * re
+
+def _mm_data(a: TensorData, b: TensorData, d: dtype, device: Any, alpha_at: str | None = None) -> TensorData:
+    "(B,n,k) @ (B,k,m) on the backend. A complex product with inf/NaN in it is redone as four real products, with "\
+    "`mm`'s multiplication by alpha at `alpha_at` (see above; None: a plain sum of products)."
     bk = get_backend(device.type)
     r = bk.matmul(a, b, d)
     if d.is_complex and d is not dt.complex32 and device.type == 'cpu':
@@ -59,8 +77,11 @@ def _mm_data(a: TensorData, b: TensorData, d: dtype, device: Any) -> TensorData:
             x, y = to_numpy(a), to_numpy(b)
             out = np.empty(z.shape, z.dtype)
             with np.errstate(all='ignore'):            # inf and NaN are the point here: no warnings
-                out.real = np.matmul(x.real, y.real) - np.matmul(x.imag, y.imag)
-                out.imag = np.matmul(x.real, y.imag) + np.matmul(x.imag, y.real)
+                xr, xi = _times_alpha(x.real, x.imag) if alpha_at == 'a' else (x.real, x.imag)
+                yr, yi = _times_alpha(y.real, y.imag) if alpha_at == 'b' else (y.real, y.imag)
+                re = np.matmul(xr, yr) - np.matmul(xi, yi)
+                im = np.matmul(xr, yi) + np.matmul(xi, yr)
+                out.real, out.imag = _times_alpha(re, im) if alpha_at == 'out' else (re, im)
             r = from_numpy(out, d)
     return r
 
@@ -87,12 +108,13 @@ class BMM(Function):
 
 class MM(Function):
     "(n, k) @ (k, m) -> (n, m)."
-    _node_name = 'MmBackward0'
-    @staticmethod
-    def forward(ctx, a, b):
+    _node_name, _gemv = 'MmBackward0', False
+    @classmethod
+    def forward(cls, ctx, a, b):
         ctx.save_for_backward(a, b)
         ad, bd = a._data, b._data
-        r = _mm_data(_as3(ad), _as3(bd), a.dtype, a._device)
+        alpha_at = _blas_alpha(ad, bd, a.dtype, cls._gemv) if a.dtype.is_complex else None
+        r = _mm_data(_as3(ad), _as3(bd), a.dtype, a._device, alpha_at)
         n, m = ad.shape[0], bd.shape[1]
         return Tensor._make(make_data(r.storage, (n, m)), a.dtype, a._device)
     @staticmethod
@@ -101,6 +123,10 @@ class MM(Function):
         ga = MM.apply(g, _mH(b)) if ctx.needs_input_grad[0] else None
         gb = MM.apply(_mH(a), g) if ctx.needs_input_grad[1] else None
         return ga, gb
+
+class _MV(MM):
+    "matrix @ vector, as a one-column `mm` (PyTorch calls BLAS `gemv`: only where inf becomes NaN differs)."
+    _gemv = True
 
 def _as3(d: TensorData) -> TensorData:
     "A (1, n, k) view of a 2-D TensorData."
@@ -210,7 +236,7 @@ def matmul(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
             raise RuntimeError(f"size mismatch, got input ({a.shape[0]}), mat ({a.shape[0]}x{a.shape[1]}), "
                                f"vec ({b.shape[0]})")
         _no_bool(a, 'addmv_impl_cpu', a.numel())
-        return MM.apply(a, b.unsqueeze(1)).squeeze(1)
+        return _MV.apply(a, b.unsqueeze(1)).squeeze(1)
     if a.ndim == 1 and b.ndim == 2:
         _mm_check(a.unsqueeze(0), b); _no_bool(a, 'addmm_impl_cpu_', a.numel() * b.shape[1])
         return MM.apply(a.unsqueeze(0), b).squeeze(0)
