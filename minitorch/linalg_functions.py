@@ -162,7 +162,8 @@ class _Kernels(NamedTuple):
     " `info(nb)` a fresh int32 info array, and `out(a, bs, device)` the array back as a tensor."
     batch: Any; lu: Any; lu_solve: Any; chol: Any; info: Any; out: Any
 
-_HOST = _Kernels(_batch, _lu_np, _lu_solve_kernel, _chol_kernel, lambda nb: np.zeros(nb, np.int32), _out)
+_HOST = _Kernels(_batch, lambda a, pivot=True: _lu_np(a, pivot, inplace=True),   # (`batch` made a fresh copy)
+                 _lu_solve_kernel, _chol_kernel, lambda nb: np.zeros(nb, np.int32), _out)
 
 def _kernels_for(A: Tensor) -> _Kernels:
     "The batched kernels for `A`: the host's (numpy copies), or numba.cuda's (chapter 21g: device arrays, the batch"

@@ -129,9 +129,9 @@ def _lu_solve_kernel(lu, piv, x):
     for b in range(lu.shape[0]):
         _lu_solve_one(lu, piv, x, b)
 
-def _lu_np(a: np.ndarray, pivot: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    "Factor a `(batch, m, n)` array: (packed LU, int32 pivots, int32 info)."
-    a = a.copy()
+def _lu_np(a: np.ndarray, pivot: bool = True, inplace: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    "Factor a `(batch, m, n)` array (a copy, or `a` itself when `inplace`): (packed LU, int32 pivots, int32 info)."
+    a = a if inplace else a.copy()
     piv = np.zeros((a.shape[0], min(a.shape[1:])), dtype=np.int32)
     info = np.zeros(a.shape[0], dtype=np.int32)
     if a.size: _lu_kernel(a, piv, info, pivot)
