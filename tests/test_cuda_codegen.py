@@ -89,3 +89,18 @@ def test_trace_shows_cuda_kernels(capsys):
     compile_fn(lambda x: minitorch.softmax(x, -1), [_dev((2, 4), 10)], trace=True)
     out = capsys.readouterr().out
     assert '=== inductor (cuda): graph' in out and '=== kernel 0' in out and '@cuda.jit(cache=True)' in out
+
+
+from hypothesis import given, settings, strategies as st, HealthCheck
+
+
+@settings(max_examples=5, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(rows=st.sampled_from([(1,), (3,), (2, 2)]), n=st.integers(1, 9), dtype=st.sampled_from([np.float32, np.float64]),
+       seed=st.integers(0, 99))
+def test_cuda_kernels_equal_eager_hypothesis(rows, n, dtype, seed):
+    "Row lengths below, at and above the block's thread count; a broadcast weight; f32 and f64."
+    x, w, b = _dev((*rows, n), seed, dtype), _dev((n,), seed + 1, dtype), _dev((*rows, 1), seed + 2, dtype)
+    f = lambda x, w, b: minitorch.softmax(F.layer_norm(F.gelu(x * w + b), (n,)) * 3, -1) + (x * b).sum(-1, keepdim=True)
+    c = compile_fn(f, [x, w, b])
+    assert c.kernel_count >= 1
+    _close(c(x, w, b), f(x, w, b))

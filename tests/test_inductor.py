@@ -227,3 +227,14 @@ def test_trace_switches_print_graph_groups_and_each_kernel(capsys, monkeypatch):
     assert out.count('=== inductor (cpu): graph') == 2 and '=== kernel 0' in out
     with minitorch.no_grad(): minitorch.compile(m, backend=backend)(x)  # inference graph
     assert out.count('=== fusion groups') == 2 and '=== inductor (cpu): graph' in capsys.readouterr().out
+
+@pytest.mark.parametrize('shape', [(3, 1), (2, 2, 1)])
+def test_rows_one_element_long(shape):
+    "A reduction over a last dimension of size 1 has the rows' shape and the space's: still computed per row."
+    rng = np.random.default_rng(7)
+    x, b = rng.standard_normal(shape).astype(np.float32), rng.standard_normal(shape).astype(np.float32)
+    f = lambda x, b: minitorch.softmax(F.layer_norm(x * b, (1,)) * 3, -1) + (x * b).sum(-1, keepdim=True)
+    c = compile_fn(f, [_t(x), _t(b)])
+    assert c.kernel_count == 1
+    xt, bt = torch.from_numpy(x), torch.from_numpy(b)
+    _close(c(_t(x), _t(b)), torch.softmax(torch.nn.functional.layer_norm(xt * bt, (1,)) * 3, -1) + (xt * bt).sum(-1, keepdim=True))

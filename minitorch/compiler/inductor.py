@@ -204,7 +204,8 @@ class KernelSource:
         S = self.space = group.space
         self.group, self.members = group, {ir.node: ir for ir in group.nodes}
         self.rows, self.cols = math.prod(S[:-1]), S[-1]
-        self.is_row = {n: ir.shape != S for n, ir in self.members.items()}
+        # per row: a reduction (even when a row is one element long) and any node of the rows' shape
+        self.is_row = {n: ir.kind == 'reduction' or ir.shape != S for n, ir in self.members.items()}
         self.f32 = _val(group.nodes[0].node).dtype == minitorch.float32
         self.inputs, self.outputs = [], [ir.node for ir in group.nodes if ir.node in users_outside]
     def load(self, a: Node, elem: bool) -> str:
