@@ -16,12 +16,58 @@ from ..autograd import Function
 from . import functional as F
 from .functional import (_reduce, _legacy_reduction, _is_half, _fast_cpu, _CrossEntropy,
                                      _BinaryCrossEntropy, logsigmoid, softplus)
+from ..ops import torch_name
 
 # %% auto #0
 __all__ = ['nll_loss', 'cross_entropy', 'mse_loss', 'l1_loss', 'binary_cross_entropy', 'binary_cross_entropy_with_logits',
            'margin_ranking_loss', 'hinge_embedding_loss', 'soft_margin_loss', 'multilabel_soft_margin_loss',
            'cosine_embedding_loss', 'triplet_margin_loss', 'poisson_nll_loss', 'gaussian_nll_loss', 'smooth_l1_loss',
            'huber_loss', 'kl_div']
+
+# %% ../../nbs/11e_losses.ipynb #9deba39e
+def _nll_check(input: Tensor, target: Tensor, weight: Tensor | None) -> None:
+    "PyTorch's errors for `nll_loss`'s arguments, in its order."
+    n = input.ndim
+    if n < 1: raise ValueError(f"Expected 1 or more dimensions (got {n})")
+    tb = target.shape[0] if target.ndim else 0
+    if n != 1 and input.shape[0] != tb:
+        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size ({tb}).")
+    if n == 1 and target.ndim == 1 and target.shape[0] != 1:
+        raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: {target.shape[0]}")
+    if n <= 2 and target.ndim > 1: raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if n == 4 and target.ndim != 3:
+        raise RuntimeError(f"only batches of spatial targets supported (3D tensors) but got targets of dimension: {target.ndim}")
+    if n == 4 and tuple(target.shape) != (input.shape[0], *input.shape[2:]):
+        raise RuntimeError(f"size mismatch (got input: {list(input.shape)} , target: {list(target.shape)}")
+    if n == 3 or n > 4:
+        if tuple(target.shape[1:]) != tuple(input.shape[2:]):
+            raise RuntimeError(f"Expected target size {[input.shape[0], *input.shape[2:]]}, got {list(target.shape)}")
+    if target.dtype not in (minitorch.int64, minitorch.uint8):
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {torch_name(target.dtype)}")
+    C = input.shape[0 if n == 1 else 1]
+    if weight is not None and weight.numel() != C:
+        raise RuntimeError(f"weight tensor should be defined either for all {C} classes or no classes but got weight "
+                           f"tensor of shape: {list(weight.shape)}")
+    if not input.dtype.is_floating_point:
+        kernel = 'nll_loss_out_frame' if n <= 2 else 'nll_loss2d_forward_out_frame'
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{torch_name(input.dtype)}\'')
+
+def _nll_half_cascade(x: np.ndarray, w: np.ndarray, valid: np.ndarray, mean: bool, nd: Any) -> float:
+    "PyTorch's CPU `nll_loss_out_frame` for 16-bit `x[b] * w[b]` (`valid`: not ignored): the loss in dtype `nd`."
+    r = lambda v: np.float32(np.float32(v).astype(nd))        # one rounding to the 16-bit dtype
+    levels, power = 8, max(4, (int(len(x)) - 1).bit_length() // 8)
+    mask = (1 << power) - 1
+    loss, wsum = [np.float32(0)] * levels, [np.float32(0)] * levels
+    for b in range(len(x)):
+        if not valid[b]: continue                              # an ignored sample keeps its place in the cascade
+        loss[0], wsum[0] = r(loss[0] + r(x[b] * w[b])), r(wsum[0] + w[b])
+        for j in range(levels - 1):
+            if b & (mask << (j * power)): break
+            loss[j + 1], wsum[j + 1] = r(loss[j + 1] + loss[j]), r(wsum[j + 1] + wsum[j])
+            loss[j], wsum[j] = np.float32(0), np.float32(0)
+    out, tw = np.float32(0), np.float32(0)
+    for v, u in zip(loss, wsum): out, tw = r(out + v), r(tw + u)
+    with np.errstate(all='ignore'): return float(-(r(out / tw) if mean else out))
 
 # %% ../../nbs/11e_losses.ipynb #259cacea
 def _class_onehot(target: Tensor, C: int, cdim: int, ndim: int, dtype: Any) -> Tensor:
@@ -47,9 +93,22 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
     "$-w_{y}\\,x_{y}$ for log-probabilities `input (N, C, ...)` and class indices `target (N, ...)`."
     if size_average is not None or reduce is not None: reduction = _legacy_reduction(size_average, reduce)
     if reduction not in ('none', 'mean', 'sum'): raise ValueError(f"{reduction} is not a valid value for reduction")
-    if _is_half(input) and reduction != 'none':      # the sum and the division in float32, one rounding
+    _nll_check(input, target, weight)
+    if target.dtype is minitorch.uint8: target = target.long()   # Byte targets are allowed, gather wants Long
+    if input.ndim == 1 and target.ndim == 1:       # one sample given with a batch of one target
+        r = nll_loss(input, target[0], weight, ignore_index=ignore_index, reduction=reduction)
+        return r
+    if _is_half(input) and reduction != 'none':      # the graph in float32; on the CPU the value as PyTorch rounds it
         w = weight.float() if weight is not None else None
-        return nll_loss(input.float(), target, w, ignore_index=ignore_index, reduction=reduction).to(input.dtype)
+        out = nll_loss(input.float(), target, w, ignore_index=ignore_index, reduction=reduction).to(input.dtype)
+        if input.ndim == 2 and input.device.type == 'cpu' and input.shape[0] > 0:
+            valid = _check_targets(target, input.shape[1], ignore_index)
+            t = np.where(valid, target.detach().numpy().astype(np.int64), 0)
+            x = input.detach().float().numpy()[np.arange(len(t)), t]
+            wv = weight.detach().float().numpy()[t] if weight is not None else np.ones(len(t), np.float32)
+            v = _nll_half_cascade(x, wv, valid, reduction == 'mean', input.dtype.numpy_dtype)
+            out = out - out.detach() + minitorch.tensor(v, dtype=input.dtype)
+        return out
     cdim = 0 if input.ndim == 1 else 1
     C = input.shape[cdim]
     if input.ndim >= 2 and target.shape[0] != input.shape[0]:

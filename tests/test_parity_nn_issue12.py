@@ -1,0 +1,78 @@
+"nn functions against torch (issue 12): nll_loss's argument errors and its 16-bit CPU rounding."
+import numpy as np
+import pytest
+import torch
+import minitorch as mt
+
+
+def outcome(f):
+    try:
+        r = f()
+    except Exception as e:
+        return type(e).__name__, str(e).split('\n')[0]
+    return str(r.dtype).split('.')[-1], tuple(r.shape), repr(np.asarray(r.detach().float().tolist()).round(6).tolist())
+
+
+def same(f):
+    t, m = outcome(lambda: f(torch)), outcome(lambda: f(mt))
+    assert m == t, (m, t)
+
+
+X2 = np.log(np.array([[0.2, 0.8], [0.6, 0.4]]))
+X4 = np.random.default_rng(0).standard_normal((2, 2, 3, 3))
+F = lambda L: L.nn.functional
+
+
+@pytest.mark.parametrize('reduction', ['mean', 'sum', 'none'])
+@pytest.mark.parametrize('case', [
+    lambda L, r: F(L).nll_loss(L.tensor(X2), L.tensor(1), reduction=r),                  # 0-d target, batch 2
+    lambda L, r: F(L).nll_loss(L.tensor(X2[0]), L.tensor(1), reduction=r),
+    lambda L, r: F(L).nll_loss(L.tensor(X2[0]), L.tensor([1]), reduction=r),             # 1-D input, 1-D target
+    lambda L, r: F(L).nll_loss(L.tensor(X2[0]), L.tensor([1, 0]), reduction=r),
+    lambda L, r: F(L).nll_loss(L.tensor(X4), L.tensor(1), reduction=r),
+    lambda L, r: F(L).nll_loss(L.tensor(X4), L.tensor([1, 0]), reduction=r),
+    lambda L, r: F(L).nll_loss(L.tensor(X4), L.zeros(2, 3, 2, dtype=L.int64), reduction=r),
+    lambda L, r: F(L).nll_loss(L.tensor(X4[0]), L.zeros(2, 3, dtype=L.int64), reduction=r),
+    lambda L, r: F(L).nll_loss(L.zeros(2, 3, 4, 1, 1), L.zeros(2, 4, 1, 2, dtype=L.int64), reduction=r),
+    lambda L, r: F(L).nll_loss(L.tensor(X2), L.zeros(2, 3, dtype=L.int64), reduction=r),
+    lambda L, r: F(L).nll_loss(L.tensor([[1, 2]], dtype=L.int32), L.tensor([1]), reduction=r),
+    lambda L, r: F(L).nll_loss(L.zeros(2, 3, 4, dtype=L.int32), L.zeros(2, 4, dtype=L.int64), reduction=r),
+    lambda L, r: F(L).nll_loss(L.tensor(X2, dtype=L.complex64), L.tensor([1, 0]), reduction=r),
+    lambda L, r: F(L).nll_loss(L.tensor(1.0), L.tensor(0), reduction=r),
+    lambda L, r: F(L).nll_loss(L.tensor(X2), L.tensor([1, 0], dtype=L.int32), reduction=r),
+    lambda L, r: F(L).nll_loss(L.tensor(X2), L.tensor([1., 0.]), reduction=r),
+    lambda L, r: F(L).nll_loss(L.tensor(X2), L.tensor([1, 0], dtype=L.uint8), reduction=r),
+    lambda L, r: F(L).nll_loss(L.tensor(X2), L.tensor([1, 0]), weight=L.ones(3), reduction=r),
+])
+def test_nll_loss_arguments(case, reduction):
+    same(lambda L: case(L, reduction))
+
+
+@pytest.mark.parametrize('dtype', ['float16', 'bfloat16'])
+@pytest.mark.parametrize('weighted', [False, True])
+def test_nll_and_cross_entropy_half_cpu_rounding(dtype, weighted):
+    "PyTorch reduces a 16-bit nll_loss on the CPU with cascaded partial sums, each addition rounded to the dtype."
+    rng = np.random.default_rng(3)
+    for _ in range(60):
+        n, c = int(rng.integers(1, 70)), int(rng.integers(1, 5))
+        x = rng.standard_normal((n, c)) * 2.5
+        tg = rng.integers(0, c, n); tg[rng.random(n) < 0.15] = -100
+        w = rng.random(c) + 0.5
+        for red in ('mean', 'sum'):
+            def f(L, fn):
+                d = getattr(L, dtype)
+                return getattr(F(L), fn)(L.tensor(x).to(d), L.tensor(tg), L.tensor(w).to(d) if weighted else None,
+                                         reduction=red)
+            for fn in ('nll_loss', 'cross_entropy'):
+                want, got = f(torch, fn), f(mt, fn)
+                assert repr(got.float().item()) == repr(want.float().item()), (fn, red, n, c)
+
+
+def test_nll_loss_half_gradient():
+    x = np.random.default_rng(4).standard_normal((5, 3))
+    grads = []
+    for L in (torch, mt):
+        a = L.tensor(x).to(L.float16).requires_grad_()
+        F(L).nll_loss(a, L.tensor([0, 2, 1, 1, 0])).backward()
+        grads.append(np.asarray(a.grad.float().tolist()))
+    np.testing.assert_array_equal(grads[1], grads[0])
