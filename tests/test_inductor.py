@@ -238,3 +238,33 @@ def test_rows_one_element_long(shape):
     assert c.kernel_count == 1
     xt, bt = torch.from_numpy(x), torch.from_numpy(b)
     _close(c(_t(x), _t(b)), torch.softmax(torch.nn.functional.layer_norm(xt * bt, (1,)) * 3, -1) + (xt * bt).sum(-1, keepdim=True))
+
+def test_compile_options_trace_enabled_reaches_inductor(capsys, monkeypatch):
+    "minitorch.compile(options={'trace.enabled': True}) (torch's flat name) prints through the default backend."
+    monkeypatch.delenv('MINITORCH_COMPILE_DEBUG', raising=False)
+    minitorch._dynamo.reset()
+    f = lambda x: minitorch.softmax(x, -1) * 3
+    x = minitorch.randn(2, 5)
+    with minitorch.no_grad():
+        got = minitorch.compile(f, options={'trace.enabled': True})(x)
+    out = capsys.readouterr().out
+    assert '=== inductor (cpu): graph' in out and '=== kernel 0' in out and 'for r in range(2)' in out
+    _close(got, torch.softmax(torch.from_numpy(x.numpy()), -1) * 3)
+    minitorch._dynamo.reset()
+    with minitorch.no_grad(): minitorch.compile(f)(x)
+    assert '=== inductor' not in capsys.readouterr().out
+
+def test_mode_reduce_overhead_goes_to_static_replay(monkeypatch):
+    from minitorch.compiler import reduce_overhead
+    seen = []
+    orig = reduce_overhead.compile_fx_static
+    monkeypatch.setattr(reduce_overhead, 'compile_fx_static', lambda gm, ex, **k: seen.append(1) or orig(gm, ex, **k))
+    minitorch._dynamo.reset()
+    m = minitorch.nn.Sequential(minitorch.nn.Linear(4, 4), minitorch.nn.GELU())
+    x = minitorch.randn(3, 4)
+    with minitorch.no_grad():
+        c = minitorch.compile(m, mode='reduce-overhead')
+        for _ in range(3): got = c(x)
+        want = m(x)
+    assert seen == [1]                   # one graph, compiled by chapter 26c's backend
+    _close(got, want.numpy())

@@ -407,6 +407,11 @@ def compile_fx(gm, example_inputs: list, options: dict | None = None) -> Callabl
     `options={'trace': True}` (or `'trace.enabled'`, torch's spelling) prints every graph this backend compiles."""
     opts = options or {}
     trace = opts.get('trace', opts.get('trace.enabled'))
+    if opts.get('triton.cudagraphs'):       # mode='reduce-overhead': replayed on static buffers (chapter 26c), CPU only
+        if not any(isinstance(t, Tensor) and t.device.type == 'cuda' for t in example_inputs):
+            from .reduce_overhead import compile_fx_static
+            return compile_fx_static(gm, example_inputs)
+        log.info('inductor: reduce-overhead has no CUDA graphs here; cuda graphs run as mode="default"')
     train = aot_inductor(gm, example_inputs, trace)
     layers = [m for m in vars(gm).values() if isinstance(m, minitorch.nn.Module)]
     params = [p for m in layers for p in m.parameters()]
