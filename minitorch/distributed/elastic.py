@@ -163,6 +163,7 @@ def _host_rendezvous(srv: socket.socket, lo: int, hi: int, join_timeout: float, 
     return members
 
 
+# %% ../../nbs/22f_elastic.ipynb #09adf196
 def _join_rendezvous(host: str, port: int, join_timeout: float) -> tuple[socket.socket, int, int]:
     "Connect (retrying until the host is up), say hello, wait for (node rank, number of nodes)."
     deadline = time.monotonic() + join_timeout

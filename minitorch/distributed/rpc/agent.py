@@ -159,7 +159,8 @@ def _reply(self: _Agent, mid: int, src: int, ctx: int, get: Callable) -> None:
 # %% ../../../nbs/23_rpc_agent.ipynb #335b3534
 # calling
 @patch
-def call(self: _Agent, dst: int, func: Callable, args: tuple, kwargs: dict, timeout: float) -> Future:
+def call(self: _Agent, dst: int, func: Callable, args: tuple, kwargs: dict, timeout: float, sync: bool = False) -> Any:
+    "Send the call; a Future of its result, or (`sync`, for `rpc_sync`) the result itself, waited for here."
     mid = next(self.ids)
     event = threading.Event()
     slot = [event, None, None]
@@ -177,7 +178,7 @@ def call(self: _Agent, dst: int, func: Callable, args: tuple, kwargs: dict, time
         obj = self._decode(src, ctx, send, frames)
         if kind == ERROR: raise _remote_error(peer, *obj)
         return obj
-    return Future(get, event.is_set)
+    return get() if sync else Future(get, event.is_set)
 
 
 @patch
@@ -308,8 +309,10 @@ def rpc_async(to: str | int | WorkerInfo, func: Callable, args: tuple | None = N
 
 def rpc_sync(to: str | int | WorkerInfo, func: Callable, args: tuple | None = None, kwargs: dict | None = None,
              timeout: float = -1.0) -> Any:
-    "Call `func(*args, **kwargs)` on worker `to` and wait for the result."
-    return rpc_async(to, func, args, kwargs, timeout).wait()
+    "Call `func(*args, **kwargs)` on worker `to` and wait for the result (in this thread: no Future needed)."
+    a = _the_agent()
+    t = a.opts.rpc_timeout if timeout is None or timeout < 0 else timeout
+    return a.call(_to_id(to), func, tuple(args or ()), dict(kwargs or {}), t, sync=True)
 
 # %% ../../../nbs/23_rpc_agent.ipynb #99a56f63
 def async_execution(fn: Callable) -> Callable:
