@@ -76,3 +76,33 @@ def test_nll_loss_half_gradient():
         F(L).nll_loss(a, L.tensor([0, 2, 1, 1, 0])).backward()
         grads.append(np.asarray(a.grad.float().tolist()))
     np.testing.assert_array_equal(grads[1], grads[0])
+
+
+@pytest.mark.parametrize('shape', [(), (2,), (3, 4), (1, 3, 4), (2, 1, 3, 4), (1, 1, 1, 3, 4), (0, 3, 4), (1, 0, 4),
+                                   (2, 0, 3, 4), (2, 1, 0, 4), (0, 1, 3, 4)])
+@pytest.mark.parametrize('k', [1, 2, 5])
+def test_avg_pool2d_shapes(shape, k):
+    "0-d, 1-D, 2-D, 5-D and empty inputs: torch's IndexError / RuntimeError, in its order."
+    x = np.arange(int(np.prod(shape)), dtype=float).reshape(shape)
+    same(lambda L: F(L).avg_pool2d(L.tensor(x), k))
+
+
+X1 = np.arange(-5., 7.).reshape(1, 1, 3, 4)
+
+
+@pytest.mark.parametrize('case', [
+    lambda L: F(L).avg_pool2d(L.tensor(X1).long(), 2),                          # integers: truncating division
+    lambda L: F(L).avg_pool2d(L.tensor(X1).long(), 2, padding=1, count_include_pad=False),
+    lambda L: F(L).avg_pool2d(L.tensor(X1).int(), 2),
+    lambda L: F(L).avg_pool2d(L.tensor(X1).long(), 2, divisor_override=3),
+    lambda L: F(L).avg_pool2d(L.tensor(X1).bool(), 2),
+    lambda L: F(L).avg_pool2d(L.tensor(X1).to(L.complex64), 2),
+    lambda L: F(L).avg_pool2d(L.tensor(X1), 2, stride=0),
+    lambda L: F(L).avg_pool2d(L.tensor(X1), 0),
+    lambda L: F(L).avg_pool2d(L.tensor(X1), 2, padding=2),
+    lambda L: F(L).avg_pool2d(L.tensor(X1), 2, padding=-1),
+    lambda L: F(L).avg_pool2d(L.tensor(X1), 2, divisor_override=0),
+    lambda L: F(L).avg_pool2d(L.tensor(X1), 3, ceil_mode=True, stride=2, padding=1),
+])
+def test_avg_pool2d_arguments(case):
+    same(case)

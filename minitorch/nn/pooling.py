@@ -67,6 +67,43 @@ def max_pool2d(input: Tensor, kernel_size: int | tuple, stride: int | tuple | No
         if return_indices: ind = ind.squeeze(0)
     return (out, ind) if return_indices else out
 
+# %% ../../nbs/11a_pooling.ipynb #06a65d55
+def _dim_size(x: Tensor, d: int) -> int:
+    "`x.size(d)` with PyTorch's IndexError."
+    n = x.ndim
+    if n == 0: raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
+    if not -n <= d < n: raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {d})")
+    return x.shape[d]
+
+def _pool_out(size: int, k: int, p: int, s: int, d: int, ceil_mode: bool) -> int:
+    "PyTorch's `pooling_output_shape`, with its checks."
+    if s == 0: raise RuntimeError("stride should not be zero")
+    if p < 0: raise RuntimeError(f"pad must be non-negative, but got pad: {p}")
+    if p > ((k - 1) * d + 1) // 2:
+        raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={p}, kernel_size={k} and dilation={d}")
+    o = (size + 2 * p - d * (k - 1) - 1 + (s - 1 if ceil_mode else 0)) // s + 1
+    return o - 1 if ceil_mode and (o - 1) * s >= size + p else o
+
+def _avg_pool2d_check(x: Tensor, kernel_size: Any, stride: Any, padding: Any, ceil_mode: bool, divisor_override: Any) -> None:
+    "PyTorch's `avg_pool2d` argument checks, in its order."
+    k = _pair(kernel_size)
+    s = k if stride is None or (isinstance(stride, (tuple, list)) and len(stride) == 0) else _pair(stride)
+    p = _pair(padding)
+    if divisor_override is not None and divisor_override == 0: raise RuntimeError("divisor must be not zero")
+    C, H, W = (_dim_size(x, d) for d in (-3, -2, -1))
+    oh, ow = _pool_out(H, k[0], p[0], s[0], 1, ceil_mode), _pool_out(W, k[1], p[1], s[1], 1, ceil_mode)
+    if k[0] <= 0 or k[1] <= 0: raise RuntimeError(f"kernel size should be greater than zero, but got kH: {k[0]} kW: {k[1]}")
+    if s[0] <= 0 or s[1] <= 0: raise RuntimeError(f"stride should be greater than zero, but got dH: {s[0]} dW: {s[1]}")
+    if not ((x.ndim == 3 and all(x.shape)) or (x.ndim == 4 and all(x.shape[1:]))):
+        raise RuntimeError(f"Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but got:{list(x.shape)}")
+    if k[1] // 2 < p[1] or k[0] // 2 < p[0]:
+        raise RuntimeError(f"pad should be smaller than or equal to half of kernel size, but got padW = {p[1]}, padH = {p[0]}, "
+                           f"kW = {k[1]}, kH = {k[0]}")
+    if oh < 1 or ow < 1:
+        raise RuntimeError(f"Given input size: ({C}x{H}x{W}). Calculated output size: ({C}x{oh}x{ow}). Output size is too small")
+    if not (x.dtype.is_floating_point or x.dtype is minitorch.int64):   # Long is the one integer kernel
+        raise NotImplementedError(f"\"avg_pool2d\" not implemented for '{minitorch.ops.torch_name(x.dtype)}'")
+
 # %% ../../nbs/11a_pooling.ipynb #7d677bfe
 @functools.lru_cache(maxsize=256)
 def _avg_divisor(H: int, W: int, k: tuple, s: tuple, p: tuple, oh: int, ow: int, count_include_pad: bool) -> np.ndarray:
@@ -84,13 +121,17 @@ def avg_pool2d(input: Tensor, kernel_size: int | tuple, stride: int | tuple | No
                padding: int | tuple = 0, ceil_mode: bool = False, count_include_pad: bool = True,
                divisor_override: int | None = None) -> Tensor:
     "Mean over each `kernel_size` window of `(N, C, H, W)`."
+    _avg_pool2d_check(input, kernel_size, stride, padding, ceil_mode, divisor_override)
     unbatched = input.ndim == 3
     if unbatched: input = input.unsqueeze(0)
     k, s, p, _ = _pool_args(kernel_size, stride, padding)
     N, C, H, W = input.shape
     cols, (oh, ow) = _unfold4(input, k, (1, 1), (p[0], p[0], p[1], p[1]), s, ceil_mode=ceil_mode)
     total = cols.sum(dim=2).reshape(N, C, oh, ow)
-    if divisor_override: out = total / divisor_override
+    if not input.dtype.is_floating_point:      # integers: the sum divided with truncation, in the input's dtype
+        div = divisor_override or minitorch.tensor(_avg_divisor(H, W, k, s, p, oh, ow, count_include_pad), device=total.device)
+        out = minitorch.div(total, div, rounding_mode='trunc').to(input.dtype)
+    elif divisor_override: out = total / divisor_override
     else:
         div = _avg_divisor(H, W, k, s, p, oh, ow, count_include_pad)
         out = total / minitorch.tensor(div.astype(np.float64), dtype=total.dtype, device=total.device)
