@@ -83,3 +83,17 @@ def _dev_out(a: Any, bs: tuple, device: Any) -> Tensor:
 def _dev_zeros(nb: int) -> Any:
     "A (batch,) int32 device array for `info` (the Cholesky kernel writes every entry)."
     return cuda.device_array(nb, np.int32)
+
+@cuda.jit
+def _eye_kernel(x):
+    "Thread b writes the identity into x[b] (`inv` solves against it)."
+    b = cuda.grid(1)
+    if b < x.shape[0]:
+        for i in range(x.shape[1]):
+            for j in range(x.shape[2]): x[b, i, j] = 1 if i == j else 0
+
+def _dev_eye(nb: int, n: int, dtype: Any) -> Any:
+    "A (batch, n, n) device array of identities, written on the device."
+    x = cuda.device_array((nb, n, n), dtype)
+    if x.size: _eye_kernel[_grid(nb)](x)
+    return x

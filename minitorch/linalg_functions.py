@@ -38,15 +38,35 @@ def _rdtype(d: Any) -> Any:
 def _info_t(info: np.ndarray, bs: tuple, device: Any = None) -> Tensor:
     return _out(info.reshape((-1,)), bs, device)
 
+# %% ../nbs/21c_linalg_functions.ipynb #1cfffe06
+class _Kernels(NamedTuple):
+    "Where a batch runs: `batch(A)` -> (array, batch shape), the LU / LU-solve / Cholesky kernels on such arrays,"
+    " `info(nb)` a fresh int32 info array, `eye(nb, n, dtype)` a batch of identities, and `out(a, bs, device)` the"
+    " array back as a tensor."
+    batch: Any; lu: Any; lu_solve: Any; chol: Any; info: Any; out: Any; eye: Any
+
+_HOST = _Kernels(_batch, lambda a, pivot=True: _lu_np(a, pivot, inplace=True),   # (`batch` made a fresh copy)
+                 _lu_solve_kernel, _chol_kernel, lambda nb: np.zeros(nb, np.int32), _out,
+                 lambda nb, n, dtype: np.broadcast_to(np.eye(n, dtype=dtype), (nb, n, n)).copy())
+
+def _kernels_for(A: Tensor) -> _Kernels:
+    "The batched kernels for `A`: the host's (numpy copies), or numba.cuda's (chapter 21g: device arrays, the batch"
+    " never leaves the GPU) for float and complex cuda tensors."
+    if A.device.type == 'cuda' and A.dtype in (dt.float32, dt.float64, dt.complex64, dt.complex128):
+        from minitorch import linalg_cuda as g   # (loads numba.cuda: only here)
+        return _Kernels(g._dev_batch, g._lu_cuda, g._lu_solve_cuda, g._chol_cuda, g._dev_zeros, g._dev_out, g._dev_eye)
+    return _HOST
+
 # %% ../nbs/21c_linalg_functions.ipynb #1d45aaa1
 class Inv(Function):
     @staticmethod
     def forward(ctx, A: Tensor):
-        a, bs = _batch(A)
-        lu, piv, info = _lu_np(a)
-        x = np.broadcast_to(np.eye(a.shape[-1], dtype=a.dtype), a.shape).copy()
-        if a.size: _lu_solve_kernel(lu, piv, x)
-        out, inf = _out(x, bs, A.device), _info_t(info, bs, A.device)
+        k = _kernels_for(A)   # (on the device for a cuda tensor: chapter 21g)
+        a, bs = k.batch(A)
+        lu, piv, info = k.lu(a)
+        x = k.eye(*a.shape[:2], a.dtype)   # the identities, made where A lives
+        if a.size: k.lu_solve(lu, piv, x)
+        out, inf = k.out(x, bs, A.device), k.out(info, bs, A.device)
         ctx.save_for_backward(out)
         ctx.mark_non_differentiable(inf)
         return out, inf
@@ -157,22 +177,6 @@ def slogdet(A: Tensor, *, out: Any = None) -> tuple:
     return _Slogdet(*SlogDet.apply(A))
 
 # %% ../nbs/21c_linalg_functions.ipynb #82a83752
-class _Kernels(NamedTuple):
-    "Where a batch runs: `batch(A)` -> (array, batch shape), the LU / LU-solve / Cholesky kernels on such arrays,"
-    " `info(nb)` a fresh int32 info array, and `out(a, bs, device)` the array back as a tensor."
-    batch: Any; lu: Any; lu_solve: Any; chol: Any; info: Any; out: Any
-
-_HOST = _Kernels(_batch, lambda a, pivot=True: _lu_np(a, pivot, inplace=True),   # (`batch` made a fresh copy)
-                 _lu_solve_kernel, _chol_kernel, lambda nb: np.zeros(nb, np.int32), _out)
-
-def _kernels_for(A: Tensor) -> _Kernels:
-    "The batched kernels for `A`: the host's (numpy copies), or numba.cuda's (chapter 21g: device arrays, the batch"
-    " never leaves the GPU) for float and complex cuda tensors."
-    if A.device.type == 'cuda' and A.dtype in (dt.float32, dt.float64, dt.complex64, dt.complex128):
-        from minitorch import linalg_cuda as g   # (loads numba.cuda: only here)
-        return _Kernels(g._dev_batch, g._lu_cuda, g._lu_solve_cuda, g._chol_cuda, g._dev_zeros, g._dev_out)
-    return _HOST
-
 class Solve(Function):
     @staticmethod
     def forward(ctx, A: Tensor, B: Tensor):

@@ -162,7 +162,8 @@ def test_batches_stay_on_the_device(no_host_copies, dtype):
     LU, piv, info = lc.lu_factor_ex(A)
     X, sinfo = lc.solve_ex(A, B)
     L, cinfo = lc.cholesky_ex(S)
-    for t in (LU, piv, info, X, sinfo, L, cinfo):
+    Ai, iinfo = lc.inv_ex(A)
+    for t in (LU, piv, info, X, sinfo, L, cinfo, Ai, iinfo):
         assert t.device.type == "cuda" and type(t._data.storage).__name__ == "DeviceStorage"
 
 
@@ -172,6 +173,11 @@ def test_device_results_match_torch():
     X, info = lc.solve_ex(cu(a, "float64").mT, cu(b, "float64"))
     np.testing.assert_allclose(host(X), torch.linalg.solve(torch.tensor(a).mT, torch.tensor(b)).numpy(), rtol=1e-10)
     assert host(info).tolist() == [0, 0, 0]
+    for dtype in ("float32", "complex128"):
+        c = a + 1j * np.swapaxes(a, -1, -2) if dtype == "complex128" else a
+        Ai = lc.inv(cu(c, dtype))
+        assert Ai.device.type == "cuda" and Ai.dtype == getattr(mt, dtype)
+        np.testing.assert_allclose(host(Ai), torch.linalg.inv(ctensor(c, dtype)).numpy(), rtol=1e-4, atol=1e-5)
 
 
 def ctensor(x, dtype):
