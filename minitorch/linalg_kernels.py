@@ -289,6 +289,7 @@ def _eigh_kernel(a, w, v, eps):
 def _tridiagonalise(A, zt, x, wv):
     "Householder reduction of Hermitian `A` (in place) to real tridiagonal form; the reflectors update `zt` = Q^T."
     n = A.shape[0]
+    tv = np.zeros(n, dtype=zt.dtype)
     for k in range(n - 1):
         alpha = A[k + 1, k]
         xn2 = 0.0
@@ -309,20 +310,24 @@ def _tridiagonalise(A, zt, x, wv):
         al = 0.0
         for i in range(k + 1, n): al += (x[i].conjugate() * wv[i]).real
         t2 = tau.real ** 2 + tau.imag ** 2
-        for i in range(k + 1, n):
+        for i in range(k + 1, n):   # A_ij -= p_i conj(x_j) + q_i conj(w_j): two multiply-adds, along a row
+            p = tau * wv[i] - t2 * al * x[i]
+            q = tau.conjugate() * x[i]
             for j in range(k + 1, n):
-                A[i, j] = (A[i, j] - tau * wv[i] * x[j].conjugate() - tau.conjugate() * x[i] * wv[j].conjugate()
-                           + t2 * al * x[i] * x[j].conjugate())
+                A[i, j] -= p * x[j].conjugate() + q * wv[j].conjugate()
         A[k + 1, k] = beta
         A[k, k + 1] = beta
         for i in range(k + 2, n):
             A[i, k] = 0; A[k, i] = 0
         # Q := Q H  <=>  Q^T := H^T Q^T, with H = I - tau x x^H, H^T = I - tau conj(x) x^T
-        for j in range(n):
-            t = zt[0, j] * 0
-            for i in range(k + 1, n): t += x[i] * zt[i, j]
-            t *= tau
-            for i in range(k + 1, n): zt[i, j] -= x[i].conjugate() * t
+        # (t = x^T Q^T accumulated row by row, then a rank-1 update row by row: memory order, not columns)
+        tv[:] = 0
+        for i in range(k + 1, n):
+            xi = x[i]
+            for j in range(n): tv[j] += xi * zt[i, j]
+        for i in range(k + 1, n):
+            c = x[i].conjugate() * tau
+            for j in range(n): zt[i, j] -= c * tv[j]
 
 # %% ../nbs/21_linalg.ipynb #ea8c0723
 @numba.njit(cache=True, error_model='numpy')
