@@ -104,3 +104,15 @@ def test_cuda_kernels_equal_eager_hypothesis(rows, n, dtype, seed):
     c = compile_fn(f, [x, w, b])
     assert c.kernel_count >= 1
     _close(c(x, w, b), f(x, w, b))
+
+
+def test_half_precision_on_cuda_runs_eagerly_on_the_device():
+    "fp16 lives on the device as uint16 words: kernels read only the float32 the decomposition converts it to."
+    x = _dev((2, 4), 12).half()
+    f = lambda x: minitorch.softmax(x * 2, -1)
+    c = compile_fn(f, [x])
+    kernels = [s for s in c.plan if s[0] == 'kernel']
+    assert all(i.meta['val'].dtype == minitorch.float32 for s in kernels for i in s[2])
+    got = c(x)
+    assert got.dtype == minitorch.float16
+    _close(got.float(), f(x).float())
