@@ -116,3 +116,15 @@ def test_half_precision_on_cuda_runs_eagerly_on_the_device():
     got = c(x)
     assert got.dtype == minitorch.float16
     _close(got.float(), f(x).float())
+
+
+@pytest.mark.gpu
+def test_real_gpu_sizes_and_cache(tmp_path, monkeypatch):
+    "On a GPU (skipped under the simulator): rows longer than a block, many blocks, and numba's cache beside the source."
+    monkeypatch.setenv('MINITORCH_INDUCTOR_CACHE', str(tmp_path))
+    x, w, b = _dev((1000, 700), 13), _dev((700, 700), 14), _dev((700,), 15)
+    f = lambda x, w, b: minitorch.softmax(F.layer_norm(F.gelu(x @ w + b), (700,)), -1)
+    c = compile_fn(f, [x, w, b])
+    assert c.kernel_count == 1
+    _close(c(x, w, b), f(x, w, b))
+    assert list(tmp_path.glob('k_*.py')) and list(tmp_path.glob('__pycache__/*.nbi'))
