@@ -128,3 +128,12 @@ def test_real_gpu_sizes_and_cache(tmp_path, monkeypatch):
     assert c.kernel_count == 1
     _close(c(x, w, b), f(x, w, b))
     assert list(tmp_path.glob('k_*.py')) and list(tmp_path.glob('__pycache__/*.nbi'))
+
+
+def test_conv2d_on_cuda_is_im2col_and_a_tiled_matmul():
+    "conv2d decomposes to an index gather (im2col) and sum(mul): the contraction is an extern matmul, relu a kernel."
+    x, w = _dev((1, 2, 5, 5), 16), _dev((3, 2, 3, 3), 17)
+    f = lambda x, w: F.conv2d(x, w).relu()
+    c = compile_fn(f, [x, w])
+    assert sum(hasattr(s, 'contract') for s in c.steps) == 1 and c.kernel_count == 1
+    _close(c(x, w), f(x, w))
