@@ -170,10 +170,10 @@ def repeat_interleave(input: Tensor, repeats: Any, dim: int | None = None) -> Te
     if isinstance(repeats, builtins.int):
         x = input.unsqueeze(d + 1)
         shape = list(x.shape); shape[d + 1] = repeats
-        out = x.expand(tuple(shape)).flatten(d, d + 1).contiguous()
-        return out.clone() if repeats == 1 else out
+        out = x.expand(tuple(shape)).contiguous()   # (copy first: merging an expanded dim is no view)
+        return out.flatten(d, d + 1) if repeats != 1 else out.clone().flatten(d, d + 1)   # always a new tensor
     reps = repeats.tolist() if isinstance(repeats, Tensor) else list(repeats)
-    idx = tensor(np.repeat(np.arange(input.shape[d]), reps))
+    idx = tensor(np.repeat(np.arange(input.shape[d]), reps), device=input.device)
     return index_select(input, d, idx)
 
 # %% ../nbs/08ca_indexing.ipynb #92d4859b

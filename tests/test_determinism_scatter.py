@@ -174,3 +174,22 @@ def test_take_backward_is_put_accumulate(dev):
     t = torch.arange(6.).view(2, 3).requires_grad_()
     t.take(torch.tensor(idx)).sum().backward()
     assert x.grad.cpu().tolist() == t.grad.tolist()
+
+
+@pytest.mark.parametrize('dev', DEVICES)
+@pytest.mark.parametrize('args', [(2, 1), (1, 1), (1, None), (3, None), ([1, 2], 0)])
+def test_repeat_interleave_on_each_device(dev, args):
+    "Values, gradients (torch: deterministic on cuda under the switch) and a fresh result, never a view of the input."
+    reps, dim = args
+    minitorch.use_deterministic_algorithms(True)
+    x = minitorch.tensor([[1., 2.], [3., 4.]], device=dev).requires_grad_()
+    t = torch.tensor([[1., 2.], [3., 4.]]).requires_grad_()
+    r = minitorch.tensor(reps, device=dev) if isinstance(reps, list) else reps
+    y = x.repeat_interleave(r, dim=dim)
+    ty = t.repeat_interleave(torch.tensor(reps) if isinstance(reps, list) else reps, dim=dim)
+    assert y.device.type == dev and y.tolist() == ty.tolist()
+    w = minitorch.arange(float(y.numel()), device=dev).reshape(tuple(y.shape))
+    (y * w).sum().backward(); (ty * torch.arange(float(ty.numel())).reshape(ty.shape)).sum().backward()
+    assert x.grad.cpu().tolist() == t.grad.tolist()
+    y.detach().zero_()
+    assert x.detach().cpu().tolist() == [[1., 2.], [3., 4.]]
