@@ -162,6 +162,8 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False, *, out
     if out is not None: return _write_out(kthvalue(input, k, dim, keepdim), out, 'kthvalue')
     n = input.shape[dim] if input.dim() else 1
     if not 1 <= k <= n: raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {dim}")
+    if input.dtype is dt.bool or input.dtype.is_complex:
+        raise NotImplementedError(f"\"kthvalue_cpu\" not implemented for '{torch_name(input.dtype)}'")
     return _select_sorted(input, dim, keepdim, lambda n, nn: k - 1, 'kthvalue')
 
 # %% ../nbs/08da_statistics.ipynb #6fd1130e

@@ -133,3 +133,25 @@ def test_group_and_instance_norm_dtypes(dtype):
     same(lambda L: F(L).instance_norm(L.tensor(x).to(getattr(L, dtype)), weight=L.ones(3), bias=L.zeros(3)))
     if dtype != 'bfloat16':    # bfloat16's batch_norm statistics are not matched bit for bit yet
         same(lambda L: F(L).instance_norm(L.tensor(x).to(getattr(L, dtype))))
+
+
+XI = np.array([[1, 0], [2, 1]])
+
+
+@pytest.mark.parametrize('dtype', ['int32', 'int64', 'bool', 'complex64', 'float32'])
+@pytest.mark.parametrize('case', [
+    lambda L, x: F(L).mse_loss(x, x), lambda L, x: F(L).smooth_l1_loss(x, x), lambda L, x: F(L).huber_loss(x, x),
+    lambda L, x: F(L).multilabel_soft_margin_loss(x, x), lambda L, x: F(L).binary_cross_entropy_with_logits(x, x),
+    lambda L, x: F(L).binary_cross_entropy(x, x), lambda L, x: F(L).layer_norm(x, (2,)),
+    lambda L, x: F(L).rms_norm(x, (2,)), lambda L, x: F(L).glu(x), lambda L, x: L.kthvalue(x, 1)[0],
+    lambda L, x: F(L).mse_loss(x, x.float()), lambda L, x: F(L).huber_loss(x.float(), x),   # the common dtype
+])
+def test_kernel_dtypes(case, dtype):
+    "Integer, bool and complex inputs: PyTorch's NotImplementedError naming the kernel (or the same result)."
+    same(lambda L: case(L, L.tensor(XI).to(getattr(L, dtype))))
+
+
+@pytest.mark.parametrize('name', ['layer_norm', 'rms_norm'])
+def test_empty_normalized_shape(name):
+    same(lambda L: getattr(F(L), name)(L.ones(()), ()))
+    same(lambda L: getattr(F(L), name)(L.ones(2, 3), ()))

@@ -149,6 +149,8 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
     d = dim % input.ndim
     if input.shape[d] % 2:
         raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size {input.shape[d]}")
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f'"glu_cpu" not implemented for \'{minitorch.ops.torch_name(input.dtype)}\'')
     a, b = input.chunk(2, d)
     return a * b.sigmoid()
 

@@ -52,6 +52,14 @@ def _nll_check(input: Tensor, target: Tensor, weight: Tensor | None) -> None:
         kernel = 'nll_loss_out_frame' if n <= 2 else 'nll_loss2d_forward_out_frame'
         raise NotImplementedError(f'"{kernel}" not implemented for \'{torch_name(input.dtype)}\'')
 
+def _loss_kernel(kernel: str, *ts: Tensor) -> list:
+    "PyTorch's NotImplementedError when a loss kernel has no version for its inputs' common dtype (not floating); "\
+    "else the inputs in that dtype (the kernel computes there: a bool input minus a float target is fine)."
+    d = ts[0].dtype
+    for t in ts[1:]: d = minitorch.promote_types(d, t.dtype)
+    if not d.is_floating_point: raise NotImplementedError(f'"{kernel}" not implemented for \'{torch_name(d)}\'')
+    return [t if t.dtype is d else t.to(d) for t in ts]
+
 def _nll_half_cascade(x: np.ndarray, w: np.ndarray, valid: np.ndarray, mean: bool, nd: Any) -> float:
     "PyTorch's CPU `nll_loss_out_frame` for 16-bit `x[b] * w[b]` (`valid`: not ignored): the loss in dtype `nd`."
     r = lambda v: np.float32(np.float32(v).astype(nd))        # one rounding to the 16-bit dtype
@@ -188,6 +196,7 @@ def mse_loss(input: Tensor, target: Tensor, size_average: bool | None = None, re
     "Mean squared error $(x - y)^2$."
     if size_average is not None or reduce is not None: reduction = _legacy_reduction(size_average, reduce)
     _check_same_size(input, target)
+    input, target = _loss_kernel('mse_cpu', input, target)
     d = input - target
     loss = d * d if weight is None else d * d * weight
     return _reduce(loss, reduction)
@@ -208,6 +217,7 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Using a target size ({target.shape}) that is different to the input size "
                          f"({input.shape}) is deprecated. Please ensure they have the same size.")
+    _loss_kernel('binary_cross_entropy', input)
     if (weight is None and reduction in ('none', 'mean', 'sum') and _fast_cpu(input, target)
             and not input.dtype.is_complex and target.dtype == input.dtype and not target.requires_grad):
         return _BinaryCrossEntropy.apply(input, target, reduction)     # CPU: one fused op (chapter 11b)
@@ -251,6 +261,7 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
     if size_average is not None or reduce is not None: reduction = _legacy_reduction(size_average, reduce)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
+    _loss_kernel('log_sigmoid_cpu', input)
     if _is_half(input) or any(t is not None and t.requires_grad for t in (weight, pos_weight)):
         return _bce_logits(input, target, weight, pos_weight, reduction)
     return _BCEWithLogits.apply(input, target, weight, pos_weight, reduction)
@@ -319,6 +330,7 @@ def soft_margin_loss(input: Tensor, target: Tensor, size_average: Any = None, re
 def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: Any = None,
                                 reduce: Any = None, reduction: str = 'mean') -> Tensor:
     "Binary cross entropy of every label, averaged over the labels."
+    _loss_kernel('log_sigmoid_cpu', input)
     loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
     if weight is not None: loss = loss * weight
     return _reduce(loss.sum(dim=input.ndim - 1) / input.shape[-1], _legacy(size_average, reduce, reduction))
@@ -381,6 +393,7 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average: bool | None = No
     if size_average is not None or reduce is not None: reduction = _legacy_reduction(size_average, reduce)
     if beta < 0: raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     _check_same_size(input, target)
+    input, target = _loss_kernel('smooth_l1_cpu', input, target)
     d = input - target
     a = d.abs()
     if beta == 0: return _reduce(a, reduction)
@@ -391,6 +404,7 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = 'mean', delta: fl
     "$\\frac{d^2}{2}$ for $|d|<\\delta$, else $\\delta(|d|-\\delta/2)$, with $d = x - y$."
     if delta <= 0: raise RuntimeError("huber_loss does not support non-positive values for delta.")
     _check_same_size(input, target)
+    input, target = _loss_kernel('huber_cpu', input, target)
     d = input - target
     a = d.abs()
     loss = minitorch.where(a < delta, d * d * 0.5, (a - 0.5 * delta) * delta)

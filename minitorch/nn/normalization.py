@@ -63,6 +63,38 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max
         out = minitorch.where(keep, out.detach(), out)        # same values, no gradient for the padding row
     return out
 
+# %% ../../nbs/11d_normalization.ipynb #3764a7a1
+def _norm_kernel_check(input: Tensor, kernel: str) -> None:
+    "PyTorch's NotImplementedError for a normalisation kernel that has no version for `input`'s dtype."
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{minitorch.ops.torch_name(input.dtype)}\'')
+
+def _instance_norm_check(input: Tensor, use_input_stats: bool) -> None:
+    if use_input_stats and math.prod(input.shape[2:]) == 1:
+        raise ValueError(f"Expected more than 1 spatial element when training, got input size {input.shape}")
+    _norm_kernel_check(input, 'batch_norm')
+
+def _group_norm_check(input: Tensor, num_groups: int) -> None:
+    if input.ndim < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.ndim}")
+    N, C = input.shape[0], input.shape[1]
+    size = [N * C // num_groups, num_groups, *input.shape[2:]]         # num_groups=0: Python's ZeroDivisionError
+    if size[0] * math.prod(size[2:]) == 1:
+        raise ValueError(f"Expected more than 1 value per channel when training, got input size {size}")
+    if C % num_groups:
+        raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input of "
+                           f"shape {list(input.shape)} and num_groups={num_groups}")
+    _norm_kernel_check(input, 'GroupNormKernelImpl')
+
+def _check_normalized_shape(shape: Sequence[int]) -> None:
+    if len(shape) == 0:
+        raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one "
+                           "element, but got normalized_shape = []")
+
+def _in_float(input: Tensor, *params: Tensor | None) -> list:
+    "A 16-bit input and its parameters in float32 (PyTorch's CPU kernels compute there and round once)."
+    return [None if t is None else t.float() for t in (input, *params)]
+
 # %% ../../nbs/11d_normalization.ipynb #612b25e4
 def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out: Tensor | None = None) -> Tensor:
     "$x / \\max(\\|x\\|_p, \\epsilon)$ along `dim`."
@@ -83,9 +115,11 @@ def layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | 
                bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
     "Normalise over the last `len(normalized_shape)` dimensions, then scale and shift."
     n = len(normalized_shape)
+    _check_normalized_shape(normalized_shape)
     if tuple(input.shape[input.ndim - n:]) != tuple(normalized_shape):
         raise RuntimeError(f"Given normalized_shape={list(normalized_shape)}, expected input with shape "
                            f"[*, {', '.join(map(str, normalized_shape))}], but got input of size{list(input.shape)}")
+    _norm_kernel_check(input, 'LayerNormKernelImpl')
     if _is_half(input):                  # float32 statistics and one rounding, like PyTorch's kernel
         f = lambda t: t.float() if t is not None else None
         return layer_norm(input.float(), normalized_shape, f(weight), f(bias), eps).to(input.dtype)
@@ -205,33 +239,6 @@ def feature_alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,
     if not training or p == 0.0: return input
     return _feature_mask(input, p, alpha=True)
 
-# %% ../../nbs/11d_normalization.ipynb #3764a7a1
-def _norm_kernel_check(input: Tensor, kernel: str) -> None:
-    "PyTorch's NotImplementedError for a normalisation kernel that has no version for `input`'s dtype."
-    if not input.dtype.is_floating_point:
-        raise NotImplementedError(f'"{kernel}" not implemented for \'{minitorch.ops.torch_name(input.dtype)}\'')
-
-def _instance_norm_check(input: Tensor, use_input_stats: bool) -> None:
-    if use_input_stats and math.prod(input.shape[2:]) == 1:
-        raise ValueError(f"Expected more than 1 spatial element when training, got input size {input.shape}")
-    _norm_kernel_check(input, 'batch_norm')
-
-def _group_norm_check(input: Tensor, num_groups: int) -> None:
-    if input.ndim < 2:
-        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.ndim}")
-    N, C = input.shape[0], input.shape[1]
-    size = [N * C // num_groups, num_groups, *input.shape[2:]]         # num_groups=0: Python's ZeroDivisionError
-    if size[0] * math.prod(size[2:]) == 1:
-        raise ValueError(f"Expected more than 1 value per channel when training, got input size {size}")
-    if C % num_groups:
-        raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input of "
-                           f"shape {list(input.shape)} and num_groups={num_groups}")
-    _norm_kernel_check(input, 'GroupNormKernelImpl')
-
-def _in_float(input: Tensor, *params: Tensor | None) -> list:
-    "A 16-bit input and its parameters in float32 (PyTorch's CPU kernels compute there and round once)."
-    return [None if t is None else t.float() for t in (input, *params)]
-
 # %% ../../nbs/11d_normalization.ipynb #f9043383
 def instance_norm(input: Tensor, running_mean: Tensor | None = None, running_var: Tensor | None = None,
                   weight: Tensor | None = None, bias: Tensor | None = None, use_input_stats: bool = True,
@@ -281,9 +288,11 @@ def rms_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | No
     "$x / \\sqrt{\\mathrm{mean}(x^2) + \\epsilon}$ over the trailing `normalized_shape` dims, times `weight`."
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
     k = len(shape)
+    _check_normalized_shape(shape)
     if tuple(input.shape[input.ndim - k:]) != shape or k > input.ndim:
         raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape "
                            f"[*{', '.join(map(str, shape))}], but got input of size{list(input.shape)}")
+    if not (input.dtype.is_floating_point or input.dtype.is_complex): _norm_kernel_check(input, 'rms_norm')
     if eps is None: eps = minitorch.finfo(input.dtype).eps
     dims = tuple(range(input.ndim - k, input.ndim))
     out = input * ((input * input).mean(dims, keepdim=True) + eps).rsqrt()
