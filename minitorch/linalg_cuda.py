@@ -97,3 +97,44 @@ def _dev_eye(nb: int, n: int, dtype: Any) -> Any:
     x = cuda.device_array((nb, n, n), dtype)
     if x.size: _eye_kernel[_grid(nb)](x)
     return x
+
+# %% ../nbs/21g_linalg_cuda.ipynb #ee17254b
+@cuda.jit
+def _det_kernel(lu, piv, out):
+    "Thread b: det a[b] = (-1)^(row swaps) * prod of U's diagonal, from the packed LU."
+    b = cuda.grid(1)
+    if b < lu.shape[0]:
+        out[b] = 1
+        for j in range(lu.shape[1]):
+            out[b] *= lu[b, j, j]
+            if piv[b, j] != j + 1: out[b] = -out[b]
+
+@cuda.jit
+def _slogdet_kernel(lu, piv, s, la):
+    "Thread b: sign (a unit number, 0 if singular) and log|det| (-inf if singular) of a[b] from its packed LU."
+    b = cuda.grid(1)
+    if b < lu.shape[0]:
+        s[b] = 1
+        la[b] = 0
+        for j in range(lu.shape[1]):
+            v = lu[b, j, j]
+            av = abs(v)
+            if av == 0:
+                s[b] = 0
+                la[b] = -math.inf
+                break
+            s[b] *= v / av
+            la[b] += math.log(av)
+            if piv[b, j] != j + 1: s[b] = -s[b]
+
+def _det_cuda(lu: Any, piv: Any) -> Any:
+    "(batch,) device array of determinants from `_lu_cuda`'s factors."
+    out = cuda.device_array(lu.shape[0], lu.dtype)
+    if out.size: _det_kernel[_grid(lu.shape[0])](lu, piv, out)
+    return out
+
+def _slogdet_cuda(lu: Any, piv: Any, real: Any) -> tuple:
+    "(sign, log|det|) device arrays from `_lu_cuda`'s factors; `real` is the dtype of log|det|."
+    s, la = cuda.device_array(lu.shape[0], lu.dtype), cuda.device_array(lu.shape[0], real)
+    if s.size: _slogdet_kernel[_grid(lu.shape[0])](lu, piv, s, la)
+    return s, la

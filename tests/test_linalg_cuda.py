@@ -163,7 +163,8 @@ def test_batches_stay_on_the_device(no_host_copies, dtype):
     X, sinfo = lc.solve_ex(A, B)
     L, cinfo = lc.cholesky_ex(S)
     Ai, iinfo = lc.inv_ex(A)
-    for t in (LU, piv, info, X, sinfo, L, cinfo, Ai, iinfo):
+    D, (sg, la) = lc.det(A), lc.slogdet(A)
+    for t in (LU, piv, info, X, sinfo, L, cinfo, Ai, iinfo, D, sg, la):
         assert t.device.type == "cuda" and type(t._data.storage).__name__ == "DeviceStorage"
 
 
@@ -231,3 +232,29 @@ def test_solve_gradient_on_cuda():
     tA = torch.tensor(a, requires_grad=True)
     torch.linalg.solve(tA, torch.tensor(b)).sum().backward()
     np.testing.assert_allclose(host(A.grad), tA.grad.numpy(), rtol=1e-10)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex64", "complex128"])
+def test_det_and_slogdet_on_the_device(dtype):
+    a = crand((4, 3, 3)) if dtype.startswith("complex") else rng.standard_normal((4, 3, 3))
+    a[2, :, 1] = 0                                   # a singular element: det 0, sign 0, log|det| -inf
+    A, T = cu(a, dtype), ctensor(a, dtype)
+    t = dict(rtol=1e-4, atol=1e-5) if dtype in ("float32", "complex64") else dict(rtol=1e-10, atol=1e-12)
+    D = lc.det(A)
+    assert D.device.type == "cuda" and D.dtype == getattr(mt, dtype)
+    np.testing.assert_allclose(host(D), torch.linalg.det(T).numpy(), **t)
+    (sg, la), (tsg, tla) = lc.slogdet(A), torch.linalg.slogdet(T)
+    assert la.dtype == getattr(mt, {"complex64": "float32", "complex128": "float64"}.get(dtype, dtype))
+    np.testing.assert_allclose(host(sg), tsg.numpy(), **t)
+    np.testing.assert_allclose(host(la), tla.numpy(), **t)
+    empty = lc.det(mt.zeros(2, 0, 0, dtype=getattr(mt, dtype), device="cuda"))
+    assert host(empty).tolist() == torch.linalg.det(torch.zeros(2, 0, 0, dtype=getattr(torch, dtype))).tolist()
+
+
+def test_det_gradient_on_cuda():
+    a = rng.standard_normal((2, 3, 3))
+    A = cu(a, "float64").requires_grad_()
+    (lc.det(A).sum() + lc.slogdet(A)[1].sum()).backward()
+    tA = torch.tensor(a, requires_grad=True)
+    (torch.linalg.det(tA).sum() + torch.linalg.slogdet(tA)[1].sum()).backward()
+    np.testing.assert_allclose(host(A.grad), tA.grad.numpy(), rtol=1e-9)
