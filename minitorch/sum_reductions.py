@@ -92,8 +92,14 @@ class Sum(Function):
 class _SumAll(Sum):
     _node_name = 'SumBackward0'
 
+def _grad_dtype(input: Tensor, d: dtype | None) -> None:
+    "PyTorch's autograd will not record an op asked (`dtype=`) for a result that has no gradient (an integer)."
+    if d is not None and not (d.is_floating_point or d.is_complex) and input.requires_grad and is_grad_enabled():
+        raise RuntimeError(f"Autograd not support dtype: {_legacy(d)}")
+
 def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: dtype | None = None, out: Any = None) -> Tensor:
     "Sum of the elements (over `dim`, an int or tuple, if given); bool/int sums are int64."
+    _grad_dtype(input, dtype)
     dims = _dims(dim, input.ndim)
     od = dtype or _sum_dtype(input.dtype)
     return (_SumAll if dim is None else Sum).apply(input, dims, keepdim, od)
@@ -168,6 +174,7 @@ class _ProdAll(Prod):
 
 def prod(input: Tensor, dim: int | None = None, keepdim: bool = False, *, dtype: dtype | None = None) -> Tensor:
     "Product of the elements (over `dim` if given); bool/int products are int64."
+    _grad_dtype(input, dtype)
     od = dtype or _sum_dtype(input.dtype)
     return (_ProdAll if dim is None else Prod).apply(input, _dims(dim, input.ndim), keepdim, od)
 
@@ -262,6 +269,7 @@ def _scan_dtype(input: Tensor, dtype: Any, name: str) -> dtype:
 def cumsum(input: Tensor, dim: int, *, dtype: dtype | None = None, out: Any = None) -> Tensor:
     "Running sum along `dim` (bool/int inputs give int64)."
     od = _scan_dtype(input, dtype, 'cumsum')
+    _grad_dtype(input, dtype)
     if input.device.type == 'cuda' and input.ndim and input.numel() and (od.is_floating_point or od.is_complex):
         from minitorch.determinism import alert_not_deterministic   # the GPU scan adds in a timing-dependent order
         alert_not_deterministic('cumsum_cuda_kernel')
@@ -302,4 +310,6 @@ def _cumprod_grad(x: Tensor, y: Tensor, g: Tensor, d: int) -> Tensor:
 
 def cumprod(input: Tensor, dim: int, *, dtype: dtype | None = None, out: Any = None) -> Tensor:
     "Running product along `dim`."
-    return Cumprod.apply(input, normalize_dim(dim, input.ndim), _scan_dtype(input, dtype, 'cumprod'))
+    od = _scan_dtype(input, dtype, 'cumprod')
+    _grad_dtype(input, dtype)
+    return Cumprod.apply(input, normalize_dim(dim, input.ndim), od)
