@@ -71,7 +71,10 @@ class View(Function):
     def forward(ctx, x, shape, copy_ok):
         ctx.shape = x._data.shape
         d = _fast_view(x._data, shape)
-        if d is None: d = x._data.reshape(shape) if copy_ok else x._data.view(shape)
+        if d is None:
+            if not copy_ok: d = x._data.view(shape)   # (raises PyTorch's view error)
+            elif x._device.type == 'cpu': d = x._data.reshape(shape)
+            else: d = x.contiguous()._data.view(shape)   # device storage: the copy is made on the device
         if d.storage is x._data.storage: return _view_out(x, d)
         return Tensor._make(d, x.dtype, x._device)
     @staticmethod

@@ -145,8 +145,6 @@ def test_fewer_python_calls_than_default():
     assert counts[1] < 0.75 * counts[0], counts
 
 
-@pytest.mark.xfail(reason="needs inductor's compile_fx to hand triton.cudagraphs (mode='reduce-overhead') to "
-                          "compile_fx_static: see the 26c report", strict=False)
 def test_mode_reduce_overhead_routes_here():
     net = _mlp().eval()
     c = minitorch.compile(net, mode='reduce-overhead')
