@@ -35,7 +35,7 @@ from minitorch.ops import (
     true_divide, round, sgn, positive, eq, ne, lt, le, gt, ge, logical_and, logical_or, logical_xor,
     logical_not, bitwise_and, bitwise_or, bitwise_xor, bitwise_not, isnan, isinf, isfinite,
     isposinf, isneginf, signbit, isclose, allclose, equal, where, clamp, clamp_min, clamp_max,
-    atan2, clone, conj, real, imag,
+    atan2, clone, conj, real, imag, bitwise_left_shift, bitwise_right_shift,
 )
 from minitorch.reductions import (
     vdot, ger, sum, mean, prod, var, std, var_mean, std_mean, return_types, max, min, amax, amin,
@@ -48,7 +48,7 @@ from minitorch.views import (
     diagonal, split, chunk, tensor_split, unbind, cat, stack, hstack, vstack, flip, fliplr, flipud,
     roll, tile, repeat_interleave, tril, triu, diag, diagonal_copy, diag_embed, trace, gather,
     scatter, scatter_add, index_select, masked_fill, masked_select, nonzero, argwhere, sort,
-    argsort, topk, unique, bincount, msort, index_put,
+    argsort, topk, unique, bincount, msort, index_put, scatter_reduce,
 )
 from minitorch.more_ops import (
     addmm, addmv, addr, baddbmm, addbmm, addcmul, addcdiv, lerp, logaddexp, logaddexp2, hypot, xlogy,
@@ -59,7 +59,7 @@ from minitorch.more_ops import (
     split_with_sizes, rot90, take, take_along_dim, isin, searchsorted, bucketize, diagflat,
     is_nonzero, is_signed, is_same_size, is_conj, is_neg, resolve_conj, resolve_neg, conj_physical,
     mode, histc, unique_consecutive, index_add, index_copy, index_fill, renorm, narrow_copy,
-    trapezoid, trapz, cumulative_trapezoid, tril_indices, triu_indices, vander, combinations,
+    trapezoid, trapz, cumulative_trapezoid, tril_indices, triu_indices, vander, combinations, put,
 )
 
 # %% ../nbs/99_api.ipynb #9f1eaad1
