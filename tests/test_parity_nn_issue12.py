@@ -155,3 +155,30 @@ def test_kernel_dtypes(case, dtype):
 def test_empty_normalized_shape(name):
     same(lambda L: getattr(F(L), name)(L.ones(()), ()))
     same(lambda L: getattr(F(L), name)(L.ones(2, 3), ()))
+
+
+POOL_SHAPES = [(), (2,), (3, 4), (1, 3, 4), (2, 1, 3, 4), (1, 1, 1, 3, 4), (0, 3, 4), (1, 0, 4), (2, 0, 3, 4),
+               (2, 1, 0, 4), (0, 1, 3, 4), (2, 0, 4), (2, 3, 0)]
+
+
+@pytest.mark.parametrize('shape', POOL_SHAPES)
+@pytest.mark.parametrize('fn', ['max_pool2d', 'max_pool2d_with_indices', 'max_pool1d', 'avg_pool1d'])
+def test_pool_shapes(shape, fn):
+    x = np.arange(int(np.prod(shape)), dtype=float).reshape(shape)
+    same(lambda L: (lambda r: r[0] if isinstance(r, tuple) else r)(getattr(F(L), fn)(L.tensor(x), 2)))
+
+
+@pytest.mark.parametrize('dtype', ['int64', 'int32', 'bool', 'complex64', 'float16'])
+def test_pool_dtypes(dtype):
+    x = np.arange(12.).reshape(1, 1, 3, 4)
+    same(lambda L: F(L).max_pool2d(L.tensor(x).to(getattr(L, dtype)), 2))
+    same(lambda L: F(L).max_pool1d(L.tensor(x[0]).to(getattr(L, dtype)), 2))
+    same(lambda L: F(L).avg_pool1d(L.tensor(x[0]).to(getattr(L, dtype)), 2))
+
+
+@pytest.mark.parametrize('kw', [dict(kernel_size=0), dict(kernel_size=2, stride=0), dict(kernel_size=2, dilation=0),
+                                dict(kernel_size=2, padding=2), dict(kernel_size=5), dict(kernel_size=3, padding=1,
+                                                                                           ceil_mode=True, stride=2)])
+def test_max_pool2d_arguments(kw):
+    x = np.arange(12.).reshape(1, 1, 3, 4)
+    same(lambda L: F(L).max_pool2d(L.tensor(x), **kw))

@@ -26,6 +26,52 @@ __all__ = ['max_pool2d', 'avg_pool2d', 'max_pool1d', 'avg_pool1d', 'adaptive_avg
            'AdaptiveAvgPool2d', 'AdaptiveMaxPool2d', 'AdaptiveMaxPool1d', 'LPPool1d', 'LPPool2d', 'MaxUnpool1d',
            'MaxUnpool2d', 'Unfold', 'Fold']
 
+# %% ../../nbs/11a_pooling.ipynb #06a65d55
+def _dim_size(x: Tensor, d: int) -> int:
+    "`x.size(d)` with PyTorch's IndexError."
+    n = x.ndim
+    if n == 0: raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
+    if not -n <= d < n: raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {d})")
+    return x.shape[d]
+
+def _pool_out(size: int, k: int, p: int, s: int, d: int, ceil_mode: bool) -> int:
+    "PyTorch's `pooling_output_shape`, with its checks."
+    if s == 0: raise RuntimeError("stride should not be zero")
+    if p < 0: raise RuntimeError(f"pad must be non-negative, but got pad: {p}")
+    if p > ((k - 1) * d + 1) // 2:
+        raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={p}, kernel_size={k} and dilation={d}")
+    o = (size + 2 * p - d * (k - 1) - 1 + (s - 1 if ceil_mode else 0)) // s + 1
+    return o - 1 if ceil_mode and (o - 1) * s >= size + p else o
+
+def _pool2d_check(x: Tensor, name: str, kernel_size: Any, stride: Any, padding: Any, dilation: Any,
+                  ceil_mode: bool) -> None:
+    "PyTorch's checks of a 2-d pooling's input and arguments (`pool2d_shape_check`), in its order."
+    k = _pair(kernel_size)
+    s = k if stride is None or (isinstance(stride, (tuple, list)) and len(stride) == 0) else _pair(stride)
+    p, d = _pair(padding), _pair(dilation)
+    if name == 'max_pool2d' and x.ndim not in (3, 4):
+        raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
+    C, H, W = (_dim_size(x, i) for i in (-3, -2, -1))
+    oh, ow = _pool_out(H, k[0], p[0], s[0], d[0], ceil_mode), _pool_out(W, k[1], p[1], s[1], d[1], ceil_mode)
+    if k[0] <= 0 or k[1] <= 0: raise RuntimeError(f"kernel size should be greater than zero, but got kH: {k[0]} kW: {k[1]}")
+    if s[0] <= 0 or s[1] <= 0: raise RuntimeError(f"stride should be greater than zero, but got dH: {s[0]} dW: {s[1]}")
+    if d[0] <= 0 or d[1] <= 0:
+        raise RuntimeError(f"dilation should be greater than zero, but got dilationH: {d[0]} dilationW: {d[1]}")
+    if not ((x.ndim == 3 and all(x.shape)) or (x.ndim == 4 and all(x.shape[1:]))):
+        raise RuntimeError(f"Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but got:{list(x.shape)}")
+    if k[1] // 2 < p[1] or k[0] // 2 < p[0]:
+        raise RuntimeError(f"pad should be smaller than or equal to half of kernel size, but got padW = {p[1]}, padH = {p[0]}, "
+                           f"kW = {k[1]}, kH = {k[0]}")
+    if oh < 1 or ow < 1:
+        raise RuntimeError(f"Given input size: ({C}x{H}x{W}). Calculated output size: ({C}x{oh}x{ow}). Output size is too small")
+    ok = x.dtype.is_floating_point or (x.dtype is minitorch.int64 if name == 'avg_pool2d' else x.dtype is not minitorch.bool and not x.dtype.is_complex)
+    if not ok: raise NotImplementedError(f"\"{name}\" not implemented for '{minitorch.ops.torch_name(x.dtype)}'")
+
+def _avg_pool2d_check(x: Tensor, kernel_size: Any, stride: Any, padding: Any, ceil_mode: bool, divisor_override: Any) -> None:
+    "PyTorch's `avg_pool2d` argument checks, in its order (Long is its one integer kernel)."
+    if divisor_override is not None and divisor_override == 0: raise RuntimeError("divisor must be not zero")
+    _pool2d_check(x, 'avg_pool2d', kernel_size, stride, padding, 1, ceil_mode)
+
 # %% ../../nbs/11a_pooling.ipynb #efc95f6c
 def _pool_args(kernel_size: Any, stride: Any, padding: Any, dilation: Any = 1) -> tuple:
     k = _pair(kernel_size)
@@ -41,10 +87,9 @@ def max_pool2d(input: Tensor, kernel_size: int | tuple, stride: int | tuple | No
                padding: int | tuple = 0, dilation: int | tuple = 1, ceil_mode: bool = False,
                return_indices: bool = False) -> Tensor | tuple[Tensor, Tensor]:
     "Max over each `kernel_size` window of `(N, C, H, W)`; with `return_indices`, also each max's flat index `h*W+w`."
+    _pool2d_check(input, 'max_pool2d', kernel_size, stride, padding, dilation, ceil_mode)
     unbatched = input.ndim == 3
     if unbatched: input = input.unsqueeze(0)
-    if input.ndim != 4:
-        raise RuntimeError(f"non-empty 3D or 4D (batch mode) tensor expected for input, but got {input.ndim}D")
     k, s, p, d = _pool_args(kernel_size, stride, padding, dilation)
     N, C, H, W = input.shape
     pads = (p[0], p[0], p[1], p[1])
@@ -66,43 +111,6 @@ def max_pool2d(input: Tensor, kernel_size: int | tuple, stride: int | tuple | No
         out = out.squeeze(0)
         if return_indices: ind = ind.squeeze(0)
     return (out, ind) if return_indices else out
-
-# %% ../../nbs/11a_pooling.ipynb #06a65d55
-def _dim_size(x: Tensor, d: int) -> int:
-    "`x.size(d)` with PyTorch's IndexError."
-    n = x.ndim
-    if n == 0: raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
-    if not -n <= d < n: raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {d})")
-    return x.shape[d]
-
-def _pool_out(size: int, k: int, p: int, s: int, d: int, ceil_mode: bool) -> int:
-    "PyTorch's `pooling_output_shape`, with its checks."
-    if s == 0: raise RuntimeError("stride should not be zero")
-    if p < 0: raise RuntimeError(f"pad must be non-negative, but got pad: {p}")
-    if p > ((k - 1) * d + 1) // 2:
-        raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={p}, kernel_size={k} and dilation={d}")
-    o = (size + 2 * p - d * (k - 1) - 1 + (s - 1 if ceil_mode else 0)) // s + 1
-    return o - 1 if ceil_mode and (o - 1) * s >= size + p else o
-
-def _avg_pool2d_check(x: Tensor, kernel_size: Any, stride: Any, padding: Any, ceil_mode: bool, divisor_override: Any) -> None:
-    "PyTorch's `avg_pool2d` argument checks, in its order."
-    k = _pair(kernel_size)
-    s = k if stride is None or (isinstance(stride, (tuple, list)) and len(stride) == 0) else _pair(stride)
-    p = _pair(padding)
-    if divisor_override is not None and divisor_override == 0: raise RuntimeError("divisor must be not zero")
-    C, H, W = (_dim_size(x, d) for d in (-3, -2, -1))
-    oh, ow = _pool_out(H, k[0], p[0], s[0], 1, ceil_mode), _pool_out(W, k[1], p[1], s[1], 1, ceil_mode)
-    if k[0] <= 0 or k[1] <= 0: raise RuntimeError(f"kernel size should be greater than zero, but got kH: {k[0]} kW: {k[1]}")
-    if s[0] <= 0 or s[1] <= 0: raise RuntimeError(f"stride should be greater than zero, but got dH: {s[0]} dW: {s[1]}")
-    if not ((x.ndim == 3 and all(x.shape)) or (x.ndim == 4 and all(x.shape[1:]))):
-        raise RuntimeError(f"Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but got:{list(x.shape)}")
-    if k[1] // 2 < p[1] or k[0] // 2 < p[0]:
-        raise RuntimeError(f"pad should be smaller than or equal to half of kernel size, but got padW = {p[1]}, padH = {p[0]}, "
-                           f"kW = {k[1]}, kH = {k[0]}")
-    if oh < 1 or ow < 1:
-        raise RuntimeError(f"Given input size: ({C}x{H}x{W}). Calculated output size: ({C}x{oh}x{ow}). Output size is too small")
-    if not (x.dtype.is_floating_point or x.dtype is minitorch.int64):   # Long is the one integer kernel
-        raise NotImplementedError(f"\"avg_pool2d\" not implemented for '{minitorch.ops.torch_name(x.dtype)}'")
 
 # %% ../../nbs/11a_pooling.ipynb #7d677bfe
 @functools.lru_cache(maxsize=256)
@@ -152,7 +160,13 @@ class _MaxPoolNd(Module):
 
 # %% ../../nbs/11a_pooling.ipynb #6c8f0eda
 def _check_1d(name: str, input: Tensor) -> None:
-    if input.ndim not in (2, 3):
+    "max_pool1d's input check; avg_pool1d's is PyTorch's `checkDimRange` (2 to 3 dimensions, any sizes)."
+    if name == 'avg_pool1d':
+        if input.ndim not in (2, 3):
+            raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.ndim}-dimensional tensor for argument #1 "
+                               f"'self' (while checking arguments for avg_pool1d)")
+        return
+    if not ((input.ndim == 2 and all(input.shape)) or (input.ndim == 3 and all(input.shape[1:]))):
         raise RuntimeError(f"{name}: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size for "
                            f"input, but got:{list(input.shape)}")
 
@@ -161,6 +175,8 @@ def max_pool1d(input: Tensor, kernel_size: int | tuple, stride: int | tuple | No
                return_indices: bool = False) -> Tensor | tuple[Tensor, Tensor]:
     "Max over each window of `(N, C, L)`: a `max_pool2d` of the height-1 image; indices are positions in `L`."
     _check_1d('max_pool1d', input)
+    if not return_indices and not input.dtype.is_floating_point:   # the value-only kernel is for floats alone
+        raise NotImplementedError(f"\"max_pool1d_impl\" not implemented for '{minitorch.ops.torch_name(input.dtype)}'")
     one = lambda v: _ntuple(v, 1)[0]
     s = None if stride is None or (isinstance(stride, (tuple, list)) and len(stride) == 0) else (1, one(stride))
     r = F.max_pool2d(input.unsqueeze(-2), (1, one(kernel_size)), s, (0, one(padding)), (1, one(dilation)),
