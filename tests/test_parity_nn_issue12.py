@@ -182,3 +182,23 @@ def test_pool_dtypes(dtype):
 def test_max_pool2d_arguments(kw):
     x = np.arange(12.).reshape(1, 1, 3, 4)
     same(lambda L: F(L).max_pool2d(L.tensor(x), **kw))
+
+
+SDPA = [((4,), (4,)), ((3, 4), (3, 4)), ((2, 3, 0), (2, 3, 0)), ((2, 0, 4), (2, 5, 4)), ((2, 3, 4), (2, 0, 4)),
+        ((0, 3, 4), (0, 3, 4)), ((2, 3, 4), (2, 5, 6)), ((2, 3, 4), (3, 5, 4)), ((), ())]
+
+
+@pytest.mark.parametrize('qs,ks', SDPA)
+@pytest.mark.parametrize('causal', [False, True])
+def test_sdpa_shapes(qs, ks, causal):
+    rng = np.random.default_rng(0)
+    q, k = rng.standard_normal(qs), rng.standard_normal(ks)
+    same(lambda L: F(L).scaled_dot_product_attention(L.tensor(q), L.tensor(k), L.tensor(k), is_causal=causal))
+
+
+@pytest.mark.parametrize('dtype', ['int64', 'bool', 'complex64', 'float16', 'bfloat16'])
+def test_sdpa_dtypes(dtype):
+    "16-bit inputs: float32 math rounded once (torch's CPU kernel), bit for bit."
+    q = np.random.default_rng(1).standard_normal((2, 3, 4))
+    same(lambda L: F(L).scaled_dot_product_attention(*(L.tensor(q).to(getattr(L, dtype)),) * 3))
+    same(lambda L: F(L).scaled_dot_product_attention(L.tensor(q).float(), L.tensor(q), L.tensor(q)))

@@ -272,6 +272,21 @@ def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
 # %% ../../nbs/11_nn_unfold_conv.ipynb #1724f879
 import minitorch.nn.normalization, minitorch.nn.losses   # noqa: F401 (they add their functions to this module)
 
+# %% ../../nbs/12_attention.ipynb #012c3736
+def _sdpa_check(query: Tensor, key: Tensor, value: Tensor) -> None:
+    "PyTorch's argument errors of `scaled_dot_product_attention`, in its order."
+    if min(query.ndim, key.ndim, value.ndim) < 2:
+        raise RuntimeError(f"Expected query, key, and value to all be  at least 2 dimensional, but got query.dim: "
+                           f"{query.ndim} key.dim: {key.ndim} and value.dim: {value.ndim} instead.")
+    if not (query.dtype == key.dtype == value.dtype):
+        n = lambda t: minitorch.dtypes.cpp_type_name(t.dtype)
+        raise RuntimeError(f"Expected query, key, and value to have the same dtype, but got query.dtype: {n(query)} "
+                           f"key.dtype: {n(key)} and value.dtype: {n(value)} instead.")
+    if not (query.dtype.is_floating_point or query.dtype.is_complex):
+        raise RuntimeError(f"expected scalar type Float but found {minitorch.ops.torch_name(query.dtype)}")
+    if query.dtype.is_complex:
+        raise NotImplementedError(f"\"softmax_lastdim_kernel_impl\" not implemented for '{minitorch.ops.torch_name(query.dtype)}'")
+
 # %% ../../nbs/12_attention.ipynb #0f464100
 def _safe_softmax(scores: Tensor, dim: int = -1) -> Tensor:
     "Softmax along `dim` whose fully masked (all −inf) rows are 0 instead of NaN."
@@ -296,6 +311,13 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
                                  dropout_p: float = 0.0, is_causal: bool = False, scale: float | None = None,
                                  enable_gqa: bool = False) -> Tensor:
     "$\\mathrm{softmax}(QK^T\\cdot\\mathrm{scale} + M)V$ over the last two dims, PyTorch's mask conventions."
+    _sdpa_check(query, key, value)
+    if key.shape[-2] == 0: return query.matmul(key.transpose(-2, -1)).matmul(value)   # no keys: zeros
+    if scale is None and query.shape[-1] == 0: scale = math.inf                       # 1/sqrt(0), as PyTorch
+    if query.dtype in (minitorch.float16, minitorch.bfloat16) and query.device.type == 'cpu':   # float32, one rounding
+        m = attn_mask.float() if attn_mask is not None and attn_mask.dtype.is_floating_point else attn_mask
+        return scaled_dot_product_attention(query.float(), key.float(), value.float(), m, dropout_p, is_causal, scale,
+                                            enable_gqa).to(query.dtype)
     # BEGIN SOLUTION 12.1
     L, S, E = query.shape[-2], key.shape[-2], query.shape[-1]
     scale_factor = 1 / math.sqrt(E) if scale is None else scale
