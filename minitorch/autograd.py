@@ -117,7 +117,8 @@ def step(self: _GraphTask, node: Node) -> None:
     "Run one node: its hooks, then its backward (or, for a leaf, the accumulation into `.grad`)."
     buf = self.buffers.pop(node, None)
     if buf is None: return
-    buf = _run_pre_hooks(node, buf)
+    if node._pre_hooks or node._retain or node._node_pre_hooks:   # (most nodes have none: no call)
+        buf = _run_pre_hooks(node, buf)
     if self.want:
         for i, g in enumerate(buf):
             for k in self.want.get((node, i), ()): self.captured[k] = g
@@ -172,7 +173,7 @@ def call_backward(self: _GraphTask, node: Node, buf: list) -> None:
             r = h(in_grads, tuple(buf))
             if r is not None: in_grads = tuple(r)
     self.pass_on(node, in_grads, meta)
-    if not self.retain_graph: node._release()
+    if not self.retain_graph and node._saved is not None: node._saved = _FREED   # `node._release()`, inlined
     waiting = self.leaf_waiting
     for nxt, _ in node.next_functions:   # a leaf whose every gradient has arrived is accumulated now
         if type(nxt) is AccumulateGrad and nxt in waiting:
