@@ -17,6 +17,7 @@ from ..tensors import Tensor
 from ..autograd import Function
 from ..autograd import _State, _modes_on
 from ..backends import to_numpy as _to_numpy, from_numpy as _from_numpy
+from ..view_ops import _view_out, _swapped
 
 # %% auto #0
 __all__ = ['elu_', 'leaky_relu_', 'hardtanh_', 'selu_', 'celu_', 'threshold_', 'linear', 'bilinear', 'relu', 'gelu', 'silu',
@@ -75,8 +76,12 @@ class _Addmm(Function):
         if (_blas_ok(g, x, wt) and ctx.bias_shape == g._data.shape[1:] and not minitorch.is_grad_enabled()
                 and not (_modes_on[0] and _State.dispatch_modes)):   # (a mode that sees backward's ops sees them)
             G, X, W = _to_numpy(g._data), _to_numpy(x._data), _to_numpy(wt._data)
-            return (_wrap_np(G.sum(0), g) if need[0] else None, _wrap_np(G @ W.T, g) if need[1] else None,
-                    _wrap_np(G.T @ X, g).mT if need[2] else None)
+            gw = None
+            if need[2]:   # `(G.T @ X).mT`, wt's layout as PyTorch's; the view built directly (no node: grad mode is off)
+                gw = _wrap_np(G.T @ X, g)
+                gw = _view_out(gw, _swapped(gw._data, 0, 1))
+                gw._cmeta = ('nograd', None, 0)   # as `Function.apply` marks a view made in no_grad mode
+            return _wrap_np(G.sum(0), g) if need[0] else None, _wrap_np(G @ W.T, g) if need[1] else None, gw
         gb = minitorch.ops.sum_to_shape(g, ctx.bias_shape) if need[0] else None
         gx = g.mm(wt.mT) if need[1] else None
         gw = g.mT.mm(x).mT if need[2] else None
