@@ -356,9 +356,13 @@ def expand(self: TensorData, *sizes: int) -> TensorData:
                                    f"Tensor sizes: {_size_list(self.shape)}")
             stride = 0
         shape[k], strides[k] = size, stride
-    if builtins.any(s < 0 for s in shape):   # PyTorch's size product, read as unsigned, overflows
+    if shape and builtins.min(shape) < 0:   # PyTorch's size product, read as unsigned, overflows
         raise RuntimeError("numel: integer multiplication overflow")
-    return _view(self, shape, strides)
+    # every entry is an int already (sizes from `_shape_arg`, strides from `self`): built directly, not re-validated
+    # by the constructor (a reduction's backward expands its gradient on every step)
+    td = object.__new__(TensorData)
+    td.storage, td.shape, td.strides, td.offset = self.storage, tuple(shape), tuple(strides), self.offset
+    return td
 
 
 def unsqueeze(self: TensorData, dim: int) -> TensorData:
