@@ -48,8 +48,10 @@ def _legacy_reduction(size_average: bool | None, reduce: bool | None) -> str:
 def _blas_ok(*ts: Tensor) -> bool:
     "CPU tensors of one float dtype: numpy's BLAS computes their products as PyTorch's does."
     d = ts[0].dtype
-    return (d is minitorch.float32 or d is minitorch.float64) and all(
-        t.dtype is d and t._device.type == 'cpu' for t in ts)
+    if d is not minitorch.float32 and d is not minitorch.float64: return False
+    for t in ts:   # (a loop, not `all(...)`: every Linear step asks twice)
+        if t.dtype is not d or t._device.type != 'cpu': return False
+    return True
 
 def _wrap_np(arr: np.ndarray, like: Tensor) -> Tensor:
     "A numpy result as a tensor with `like`'s dtype and device (the numpy paths here and in 11b use it)."
@@ -98,11 +100,12 @@ class _Addmm(Function):
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     "$y = x W^T + b$ over the last dimension of `input`."
     # BEGIN SOLUTION 11.1
-    if bias is not None and weight.ndim == 2 and input.ndim >= 1 and \
-            (input.ndim == 2 or (input.is_contiguous() and bias.ndim == 1)):
-        if input.ndim == 2: return _Addmm.apply(bias, input, weight.t())
-        out = _Addmm.apply(bias, input.view(-1, input.shape[-1]), weight.t())
-        return out.view(*input.shape[:-1], out.shape[-1])
+    if bias is not None and weight.ndim == 2:
+        nx = input.ndim   # (read once: every Linear step comes here)
+        if nx == 2: return _Addmm.apply(bias, input, weight.t())
+        if nx >= 1 and input.is_contiguous() and bias.ndim == 1:
+            out = _Addmm.apply(bias, input.view(-1, input.shape[-1]), weight.t())
+            return out.view(*input.shape[:-1], out.shape[-1])
     out = input.matmul(weight.t()) if weight.ndim == 2 else input.matmul(weight)
     return out if bias is None else out + bias
     # END SOLUTION 11.1
