@@ -12,7 +12,7 @@ import numpy as np
 from numba import njit, prange, types
 from numba.extending import overload, register_jitable
 
-from .backends import NumpyBackend, make_data
+from .backends import NumpyBackend, make_data, _PLAIN_NP, to_numpy as _to_numpy
 from .dtypes import dtype
 from .low_precision import bf16_bits_to_f32, f16_bits_to_f32, f32_to_bf16_bits, f32_to_f16_bits
 from .tensor_data import TensorData, index_to_position, to_index
@@ -327,7 +327,11 @@ class NumbaBackend(NumpyBackend):
 
     def copy(self, a: TensorData, out_dtype: dtype) -> TensorData:
         "Contiguous copy cast to `out_dtype` (the 'id' map)."
-        src = np.dtype(a.storage.dtype)
+        src = a.storage.dtype
+        if src is out_dtype.numpy_dtype and src in _PLAIN_NP and math.prod(a.shape) < self.min_work.get("map", 0):
+            r = _to_numpy(a).copy()   # small, same dtype (every first `.grad` of a step): the 'id' map's numpy
+            return make_data(r.reshape(-1), r.shape, r)   # copy, without the map's checks and re-wrapping
+        src = np.dtype(src)
         if src.kind == "c" and out_dtype.numpy_dtype is not None and out_dtype.numpy_dtype.kind != "c":
             return super().copy(a, out_dtype)      # complex -> real: the reference drops imag
         if src.kind == "f" and src.itemsize == 8 and out_dtype.itemsize == 2:
