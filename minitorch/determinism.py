@@ -14,7 +14,7 @@ from . import dtypes as dt
 __all__ = ['NONDETERMINISTIC', 'DETERMINISTIC_ROAD', 'deterministic', 'use_deterministic_algorithms',
            'are_deterministic_algorithms_enabled', 'is_deterministic_algorithms_warn_only_enabled',
            'set_deterministic_debug_mode', 'get_deterministic_debug_mode', 'alert_not_deterministic', 'alert_on_cuda',
-           'uninitialized_fill']
+           'alert_on_cuda_backward', 'quiet_backward_alerts', 'uninitialized_fill']
 
 # %% ../nbs/21b_determinism.ipynb #a50daa04
 _state = {'mode': False, 'warn_only': False}
@@ -74,6 +74,43 @@ def alert_on_cuda(caller: str, t: Any) -> None:
     "`alert_not_deterministic(caller)` when `t` (a tensor) lives on cuda: most atomics-based kernels are GPU-only."
     if _state['mode'] and getattr(getattr(t, '_device', None), 'type', 'cpu') == 'cuda': alert_not_deterministic(caller)
 
+# %% ../nbs/21b_determinism.ipynb #9b719acd
+_quiet = [0]   # > 0 while a layer built from alerting layers runs: only its own alarm counts
+
+def _alert_function() -> type:
+    "The identity `Function` whose backward raises the alarm (made on first use: autograd imports late)."
+    if 'fn' not in _alert_cache:
+        from minitorch.autograd import Function
+        class _NondeterministicBackward(Function):
+            _node_name = 'NondeterministicAlertBackward'
+            @staticmethod
+            def forward(ctx, x, caller):
+                ctx.caller = caller
+                return x.detach()
+            @staticmethod
+            def backward(ctx, g):
+                alert_not_deterministic(ctx.caller)
+                return g, None
+            @staticmethod
+            def jvp(ctx, t, *rest): return t
+        _alert_cache['fn'] = _NondeterministicBackward
+    return _alert_cache['fn']
+_alert_cache: dict = {}
+
+def alert_on_cuda_backward(caller: str, x: Any) -> Any:
+    "`x`, through an identity node that calls `alert_not_deterministic(caller)` in backward when `x` is a cuda tensor " \
+    "that will get a gradient (else `x` itself). The mode is read when the backward runs, as in PyTorch."
+    if _quiet[0] or getattr(getattr(x, '_device', None), 'type', 'cpu') != 'cuda': return x
+    import minitorch
+    if not (x.requires_grad and minitorch.is_grad_enabled()): return x
+    return _alert_function().apply(x, caller)
+
+class quiet_backward_alerts:
+    "Context: no `alert_on_cuda_backward` marks inside (a layer built from alerting layers adds its own)."
+    def __enter__(self): _quiet[0] += 1
+    def __exit__(self, *exc): _quiet[0] -= 1
+
+
 # %% ../nbs/21b_determinism.ipynb #ffa5d466
 NONDETERMINISTIC = {   # op: (caller in the message, devices, condition)
     'Tensor.put_':               ('put_', 'cpu, cuda', 'accumulate=False'),
@@ -87,6 +124,17 @@ NONDETERMINISTIC = {   # op: (caller in the message, devices, condition)
     'cumsum':                    ('cumsum_cuda_kernel', 'cuda', 'floating point or complex'),
     'Tensor.scatter_reduce_':    ('scatter_reduce_cuda', 'cuda', "reduce='prod', 'amax' or 'amin'"),
     'nn.functional.nll_loss':    ('nll_loss2d_forward_out_cuda_template', 'cuda', '4-d input'),
+    # backward kernels: they alert when the backward runs (alert_on_cuda_backward, below)
+    'nn.functional.avg_pool3d':          ('avg_pool3d_backward_cuda', 'cuda', 'backward'),
+    'nn.functional.adaptive_avg_pool1d': ('adaptive_avg_pool2d_backward_cuda', 'cuda', 'backward, output size > 1'),
+    'nn.functional.adaptive_avg_pool2d': ('adaptive_avg_pool2d_backward_cuda', 'cuda', 'backward, output not (1, 1)'),
+    'nn.functional.adaptive_avg_pool3d': ('adaptive_avg_pool3d_backward_cuda', 'cuda', 'backward, output not (1, 1, 1)'),
+    'nn.functional.adaptive_max_pool1d': ('adaptive_max_pool2d_backward_cuda', 'cuda', 'backward'),
+    'nn.functional.adaptive_max_pool2d': ('adaptive_max_pool2d_backward_cuda', 'cuda', 'backward'),
+    "interpolate 'linear'":              ('upsample_linear1d_backward_out_cuda', 'cuda', 'backward'),
+    "interpolate 'bilinear'":            ('upsample_bilinear2d_backward_out_cuda', 'cuda', 'backward'),
+    "pad 'reflect' (1, 2, 3 dims)":      ('reflection_pad{1d_backward_out,2d_backward,3d_backward_out}_cuda', 'cuda', 'backward'),
+    "pad 'replicate' (1, 2, 3 dims)":    ('replication_pad{1,2,3}d_backward_cuda', 'cuda', 'backward'),
 }
 
 DETERMINISTIC_ROAD = {   # op on cuda: what it does instead of atomics while the mode is on (torch's, and ours)

@@ -296,6 +296,9 @@ def interpolate(input: Tensor, size: int | Sequence[int] | None = None, scale_fa
              f"compute_indices_weights_{'nearest' if mode == 'nearest' else 'linear'}")
         raise NotImplementedError(f"\"{k}\" not implemented for '{torch_name(input.dtype)}'")
     x = input
+    if mode != 'nearest':    # PyTorch's cuda backward of the interpolating modes adds with atomics
+        from minitorch.determinism import alert_on_cuda_backward
+        x = alert_on_cuda_backward(f"upsample_{'linear1d' if dims == 1 else 'bilinear2d'}_backward_out_cuda", x)
     for k in reversed(range(dims)):                        # the last axis first, like PyTorch's bilinear kernel
         A = _interp_matrix(spatial[k], out[k], mode, align_corners, scales[k])
         last = _last_lambda(spatial[k], out[k], align_corners, scales[k]) if mode != 'nearest' else None

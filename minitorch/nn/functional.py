@@ -81,6 +81,13 @@ def _pad_modes(input: Tensor, pad: Sequence[int], mode: str) -> Tensor:
             "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
             "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
     out = input
+    if mode != 'circular':   # PyTorch's cuda backward kernels add the copies with atomics (as named there)
+        from minitorch.determinism import alert_on_cuda_backward
+        name = {'reflect': ('reflection_pad1d_backward_out_cuda', 'reflection_pad2d_backward_cuda',
+                            'reflection_pad3d_backward_out_cuda'),
+                'replicate': ('replication_pad1d_backward_cuda', 'replication_pad2d_backward_cuda',
+                              'replication_pad3d_backward_cuda')}[mode][k - 1]
+        out = alert_on_cuda_backward(name, out)
     for i in range(k):               # one index_select per padded dimension (its backward adds the copies)
         dim, lo, hi = input.ndim - 1 - i, pad[2 * i], pad[2 * i + 1]
         if mode == 'circular' and (lo < 0 or hi < 0):       # circular crops first, then wraps the rest

@@ -254,12 +254,18 @@ def adaptive_avg_pool2d(input: Tensor, output_size: int | tuple) -> Tensor:
     _check_nd('adaptive_avg_pool2d', input, (3, 4), output_size)
     H, W = input.shape[-2:]
     oh, ow = _output_size(output_size, (H, W))
+    if (oh, ow) != (1, 1):   # PyTorch's cuda backward adds with atomics; a (1, 1) output is a mean()
+        from minitorch.determinism import alert_on_cuda_backward as _alert_bw
+        input = _alert_bw('adaptive_avg_pool2d_backward_cuda', input)
     return _adaptive_avg_windows(input, (oh, ow))
 
 def adaptive_avg_pool1d(input: Tensor, output_size: int | tuple) -> Tensor:
     "Adaptive average pooling of `(N, C, L)` to length `output_size`: $X A^T$."
     _check_nd('adaptive_avg_pool1d', input, (2, 3), output_size, input.unsqueeze(-2) if input.ndim in (2, 3) else None)
     (o,) = _output_size(output_size, input.shape[-1:])
+    if o != 1:               # PyTorch runs the 2-d pool, whose cuda backward adds with atomics
+        from minitorch.determinism import alert_on_cuda_backward as _alert_bw
+        input = _alert_bw('adaptive_avg_pool2d_backward_cuda', input)
     return _adaptive_avg_windows(input.unsqueeze(-2), (1, o)).squeeze(-2)
 
 # %% ../../nbs/11a_pooling.ipynb #b2d43b0b
@@ -287,6 +293,8 @@ def adaptive_max_pool2d(input: Tensor, output_size: int | tuple,
                         return_indices: bool = False) -> Tensor | tuple[Tensor, Tensor]:
     "Max over PyTorch's adaptive windows; with `return_indices`, each max's flat position `h*W + w`."
     _check_nd('adaptive_max_pool2d', input, (3, 4), output_size)
+    from minitorch.determinism import alert_on_cuda_backward as _alert_bw
+    input = _alert_bw('adaptive_max_pool2d_backward_cuda', input)   # its cuda backward scatters with atomics
     unbatched = input.ndim == 3
     if unbatched: input = input.unsqueeze(0)
     N, C, H, W = input.shape

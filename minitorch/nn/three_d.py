@@ -170,6 +170,8 @@ def avg_pool3d(input: Tensor, kernel_size: int | tuple, stride: int | tuple | No
     if divisor_override is not None and divisor_override == 0: raise RuntimeError("divisor must be not zero")
     k, p = _triple(kernel_size), _triple(padding)
     s, one = _stride3(stride, k), None if divisor_override is None else 1   # with an override: sums, then divide
+    from minitorch.determinism import alert_on_cuda_backward
+    input = alert_on_cuda_backward('avg_pool3d_backward_cuda', input)   # PyTorch's cuda backward adds with atomics
     out = _separable(input, lambda v: F.avg_pool2d(v, k[1:], s[1:], p[1:], ceil_mode, count_include_pad, one),
                      lambda v: F.avg_pool2d(v.unsqueeze(-2), (1, k[0]), (1, s[0]), (0, p[0]), ceil_mode,
                                             count_include_pad, one).squeeze(-2))
@@ -184,14 +186,20 @@ def adaptive_avg_pool3d(input: Tensor, output_size: int | tuple) -> Tensor:
     "Average over PyTorch's adaptive windows, one axis at a time, to `output_size` `(od, oh, ow)`."
     _pool_input('adaptive_avg_pool3d', input)
     od, oh, ow = _out3(output_size, input.shape[-3:])
-    return _separable(input, lambda v: F.adaptive_avg_pool2d(v, (oh, ow)), lambda v: F.adaptive_avg_pool1d(v, od))
+    from minitorch.determinism import alert_on_cuda_backward, quiet_backward_alerts
+    if (od, oh, ow) != (1, 1, 1):   # PyTorch's cuda backward adds with atomics; a (1, 1, 1) output is a mean()
+        input = alert_on_cuda_backward('adaptive_avg_pool3d_backward_cuda', input)
+    with quiet_backward_alerts():   # the 2-d and 1-d pools inside are ours, not PyTorch's
+        return _separable(input, lambda v: F.adaptive_avg_pool2d(v, (oh, ow)), lambda v: F.adaptive_avg_pool1d(v, od))
 
 def adaptive_max_pool3d(input: Tensor, output_size: int | tuple, return_indices: bool = False) -> Tensor:
     "Max over PyTorch's adaptive windows, one axis at a time."
     _pool_input('adaptive_max_pool3d', input)
     if return_indices: return adaptive_max_pool3d_with_indices(input, output_size)
     od, oh, ow = _out3(output_size, input.shape[-3:])
-    return _separable(input, lambda v: F.adaptive_max_pool2d(v, (oh, ow)), lambda v: F.adaptive_max_pool1d(v, od))
+    from minitorch.determinism import quiet_backward_alerts
+    with quiet_backward_alerts():   # PyTorch's 3-d kernel does not alert; the 2-d pool inside would
+        return _separable(input, lambda v: F.adaptive_max_pool2d(v, (oh, ow)), lambda v: F.adaptive_max_pool1d(v, od))
 
 # %% ../../nbs/12i_three_d.ipynb #925c9463
 class MaxPool3d(_MaxPoolNd):
