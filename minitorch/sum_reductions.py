@@ -58,11 +58,12 @@ def reduce_data(op: str, x: Tensor, dims: tuple, keepdim: bool, out_dtype: dtype
     shape = d.shape
     if len(dims) == len(shape) and len(shape) != 1:
         r = bk.reduce(op, _flat(d, bk), 0, out_dtype)
+        out = (1,) * len(shape) if keepdim else ()   # a full reduction (`x.sum()`): its shape without a loop
     else:
         r = d
         for k, dim in enumerate(reversed(dims)):
             r = bk.reduce(op, r, dim, out_dtype)
-    out = _out_shape(shape, dims, keepdim)
+        out = _out_shape(shape, dims, keepdim)
     if r.shape != out: r = make_data(r.storage, out) if is_contiguous(r) and r.offset == 0 else r.reshape(out)
     return Tensor._make(r, out_dtype, x._device)
 
