@@ -134,19 +134,31 @@ def _is_half(t: Any) -> bool:
     "A 16-bit float tensor: computed in float32 and rounded once, like PyTorch's CPU kernels."
     return isinstance(t, Tensor) and t.dtype.name in _HALF
 
+def _float_kernel(kernel: str, input: Any, complex_ok: bool = False) -> None:
+    "PyTorch's dtype check of a floating-point activation kernel: ints and bools (complex unless `complex_ok`) fail."
+    if isinstance(input, Tensor) and not (input.dtype.is_floating_point or complex_ok and input.dtype.is_complex):
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{minitorch.ops.torch_name(input.dtype)}'")
+
+def _gelu(input: Tensor, approximate: str) -> Tensor:
+    if input.ndim == 0: return _gelu(input.reshape(1), approximate).reshape(())
+    if approximate == 'none': return input * 0.5 * (1.0 + (input * (1 / math.sqrt(2.0))).erf())
+    inner = (input + input * input * input * 0.044715) * math.sqrt(2.0 / math.pi)
+    return input * 0.5 * (1.0 + inner.tanh())
+
 def gelu(input: Tensor, approximate: str = 'none') -> Tensor:
     "$x\\,\\Phi(x)$; `approximate='tanh'` uses the tanh formula."
     if approximate not in ('none', 'tanh'): raise RuntimeError(f"approximate argument must be either none or tanh.")
-    if _is_half(input): return gelu(input.float(), approximate).to(input.dtype)
-    if input.ndim == 0: return gelu(input.reshape(1), approximate).reshape(())
-    if approximate == 'none': return input * 0.5 * (1.0 + (input * (1 / math.sqrt(2.0))).erf())
-    if approximate == 'tanh':
-        inner = (input + input * input * input * 0.044715) * math.sqrt(2.0 / math.pi)
-        return input * 0.5 * (1.0 + inner.tanh())
-    raise RuntimeError(f"approximate argument must be either none or tanh.")
+    _float_kernel('GeluKernelImpl', input)
+    out = _gelu(input.float(), approximate).to(input.dtype) if _is_half(input) else _gelu(input, approximate)
+    if (approximate == 'none' and input.dtype in (minitorch.float32, minitorch.bfloat16) and input.numel() > 1
+            and input.is_contiguous()):   # PyTorch's vectorized float32 kernel gives NaN at +inf (its scalar loop: inf)
+        inf = input == math.inf
+        if inf.any(): out = minitorch.where(inf, math.nan, out)
+    return out
 
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
     "$x\\,\\sigma(x)$."
+    _float_kernel('silu_cpu', input, complex_ok=True)
     if _is_half(input): return silu(input.float()).to(input.dtype)
     return input * input.sigmoid()
 
@@ -179,11 +191,13 @@ def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dty
 
 def logsigmoid(input: Tensor) -> Tensor:
     "$\\log\\sigma(x) = \\min(x,0) - \\log(1+e^{-|x|})$ (stable)."
+    _float_kernel('log_sigmoid_cpu', input)
     if _is_half(input): return logsigmoid(input.float()).to(input.dtype)
     return -softplus(-input, 1.0, math.inf)
 
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
     "$\\frac{1}{\\beta}\\log(1+e^{\\beta x})$, linear above `threshold`."
+    _float_kernel('softplus_cpu', input)
     if _is_half(input): return softplus(input.float(), beta, threshold).to(input.dtype)
     bx = input * beta
     pos, neg = bx.clamp(min=0), bx.clamp(max=0)    # each branch sees its own side: finite values and gradients,
@@ -192,6 +206,7 @@ def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tenso
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     "$x$ if $x>0$ else `negative_slope`$\\cdot x$."
+    _float_kernel('leaky_relu_cpu', input)
     return minitorch.where(input > 0, input, input * negative_slope)
 
 # %% ../../nbs/11_nn_layers.ipynb #b6e75e11
@@ -226,6 +241,7 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
     "the mean slope in evaluation."
     if not training: out = minitorch.nn.functional.leaky_relu(input, (lower + upper) / 2)
     else:
+        _float_kernel('rrelu_with_noise_out_cpu', input)
         a = minitorch.rand(tuple(input.shape), dtype=input.dtype, device=input.device) * (upper - lower) + lower
         out = minitorch.where(input >= 0, input, input * a)
     return input.copy_(out) if inplace else out
