@@ -143,7 +143,7 @@ class Transpose(Function):
     @staticmethod
     def backward(ctx, g):
         if _modes_on[0]: return g.transpose(*ctx.d), None, None   # a mode sees backward's ops by their names
-        return Transpose._apply(g, *ctx.d), None, None   # (the dims are normalized already: the op itself, ~1 µs less)
+        return ctx._fn._apply(g, *ctx.d), None, None   # the op itself (dims normalized): `t`'s is `t`, as PyTorch's
 
 class _T(Transpose):
     _node_name = 'TBackward0'

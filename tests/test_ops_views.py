@@ -148,3 +148,18 @@ def test_fill_and_zero_on_0d_tensors():
         t.fill_(5)
         assert t.item() == 5 and t.shape == ()
     mt.nn.BatchNorm1d(3).reset_running_stats()
+
+
+def test_t_and_transpose_gradients_record_their_own_node():
+    "With create_graph, the gradient through `t()` is made by `t` (TBackward0), through `transpose` by transpose."
+    w0 = np.random.rand(3, 4).astype(np.float32)
+    for f in (lambda w: w.t(), lambda w: w.transpose(0, 1), lambda w: w.mT):
+        names = []
+        for lib in (mt, torch):
+            w = lib.tensor(w0, requires_grad=True)
+            g, = lib.autograd.grad((f(w) ** 2).sum(), w, create_graph=True)
+            names.append(g.grad_fn.name())
+            (g * g).sum().backward()
+            names.append(np.asarray(w.grad.tolist()))
+        assert names[0] == names[2]
+        np.testing.assert_allclose(names[1], names[3], rtol=1e-6)
