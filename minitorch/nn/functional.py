@@ -140,14 +140,48 @@ def _unfold4(input: Tensor, kernel: tuple, dilation: tuple, padding: tuple, stri
     cols = flat[:, :, minitorch.tensor(idx, device=input.device)]          # one gather: (N, C, K, L)
     return cols, (oh, ow)
 
+def _im2col_pair(v: Any, name: str) -> tuple:
+    "An int or a pair, as PyTorch's `im2col` parses its size arguments."
+    if not isinstance(v, (tuple, list)): return (v, v)
+    if len(v) != 2: raise RuntimeError(f"It is expected {name} equals to 2, but got size {len(v)}")
+    return tuple(v)
+
+def _im2col_check(input: Tensor, k: tuple, d: tuple, p: tuple, s: tuple) -> None:
+    "PyTorch's im2col shape checks, in its order: the sizes, then the input's rank and dims, then the output's size."
+    checks = ((k, 0, 'kernel size should be greater than zero', 'kernel'),
+              (d, 0, 'dilation should be greater than zero', 'dilation'),
+              (p, -1, 'padding should be non-negative', 'pad'), (s, 0, 'stride should be greater than zero', 'stride'))
+    for v, low, what, n in checks:
+        if v[0] <= low or v[1] <= low: raise RuntimeError(f"{what}, but got {n}_height: {v[0]} {n}_width: {v[1]}")
+    nd, shape = input.ndim, list(input.shape)
+    for i in (1, 2):   # PyTorch reads sizes 1 and 2 first (and stops at a 0): a 0-2-D input fails there
+        if nd == 0: raise IndexError(f"Dimension specified as {i} but tensor has no dimensions")
+        if i >= nd: raise IndexError(f"Dimension out of range (expected to be in range of [{-nd}, {nd - 1}], but got {i})")
+        if shape[i] == 0: break
+    ok = shape[1] != 0 and shape[2] != 0
+    if not ((nd == 3 and shape[0] != 0 and ok) or (nd == 4 and ok and shape[3] != 0)):
+        raise RuntimeError(f"Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and other non-zero "
+                           f"dimensions for input, but got: {shape}")
+    H, W = shape[-2:]
+    oh, ow = ((n + 2 * p[i] - (d[i] * (k[i] - 1) + 1)) // s[i] + 1 for i, n in enumerate((H, W)))
+    if oh < 1 or ow < 1:
+        raise RuntimeError(f"Given input with spatial size ({H}, {W}), kernel_size=({k[0]}, {k[1]}), dilation=({d[0]}, "
+                           f"{d[1]}), padding=({p[0]}, {p[1]}), calculated shape of the array of sliding blocks as "
+                           f"({oh}, {ow}), but its components must be at least one.")
+    if not (input.dtype.is_floating_point or input.dtype.is_complex or input.dtype is minitorch.bool):
+        raise NotImplementedError(f"\"im2col_out_cpu\" not implemented for '{minitorch.ops.torch_name(input.dtype)}'")
+
 def unfold(input: Tensor, kernel_size: int | tuple, dilation: int | tuple = 1, padding: int | tuple = 0,
            stride: int | tuple = 1) -> Tensor:
-    "Extract sliding windows: `(N, C, H, W)` → `(N, C·kh·kw, L)` (im2col)."
-    if input.ndim != 4: raise RuntimeError(f"Input Error: Only 4D input Tensors are supported (got {input.ndim}D)")
-    p = _pair(padding)
-    cols, _ = _unfold4(input, _pair(kernel_size), _pair(dilation), (p[0], p[0], p[1], p[1]), _pair(stride))
+    "Extract sliding windows: `(N, C, H, W)` (or an unbatched `(C, H, W)`) → `(N, C·kh·kw, L)` (im2col)."
+    k, d, p, s = (_im2col_pair(v, n) for v, n in ((kernel_size, 'kernel_size'), (dilation, 'dilation'),
+                                                 (padding, 'padding'), (stride, 'stride')))
+    _im2col_check(input, k, d, p, s)
+    x = input.unsqueeze(0) if input.ndim == 3 else input
+    cols, _ = _unfold4(x, k, d, (p[0], p[0], p[1], p[1]), s)
     N, C, K, L = cols.shape
-    return cols.reshape(N, C * K, L)
+    out = cols.reshape(N, C * K, L)
+    return out.squeeze(0) if input.ndim == 3 else out
 
 # %% ../../nbs/11_nn_unfold_conv.ipynb #a7692140
 from ..autograd import Function
@@ -177,11 +211,18 @@ def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: in
                            f"{list(input.shape)}")
     N, C, H, W = input.shape
     O, Cg, kh, kw = weight.shape
+    if O < groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be at least {groups} at dimension 0, but got "
+                           f"weight of size {list(weight.shape)} instead")
     if C != Cg * groups:
         raise RuntimeError(f"Given groups={groups}, weight of size {list(weight.shape)}, expected input"
                            f"{list(input.shape)} to have {Cg * groups} channels, but got {C} channels instead")
     stride, dilation = _pair(stride), _pair(dilation)
     pads = _conv_padding(padding, (kh, kw), dilation, stride)
+    if C == 0:   # no input channels: PyTorch returns no output channels (zeros of the right shape, in the graph)
+        oh, ow = _out_hw(H, W, (kh, kw), stride, dilation, pads, False)
+        out = minitorch.zeros((N, 0, oh, ow), dtype=input.dtype, device=input.device) + (input.sum() + weight.sum()) * 0
+        return out.squeeze(0) if unbatched else out
     cols, (oh, ow) = _unfold4(input, (kh, kw), dilation, pads, stride)          # (N, C, K, L)
     if _fast_conv(cols, weight, bias):               # CPU: the matmul and the bias as one op
         return _ConvMM.apply(cols, weight, bias, groups).reshape(*((O, oh, ow) if unbatched else (N, O, oh, ow)))

@@ -50,6 +50,9 @@ def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: in
                            f"{weight.ndim}-dimensional weight of size {list(weight.shape)} instead")
     N, C, D, H, W = x.shape
     O, Cg, kd, kh, kw = weight.shape
+    if O < groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be at least {groups} at dimension 0, but got "
+                           f"weight of size {list(weight.shape)} instead")
     if O % groups:
         raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, "
                            f"but got weight of size [{list(weight.shape)}] instead")
@@ -80,7 +83,7 @@ def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: in
                      s[1:], p[1:], d[1:], groups)
         out = y if out is None else out + y
     out = _unplanes(out, N)
-    if bias is not None: out = out + bias.reshape(1, O, 1, 1, 1)
+    if bias is not None and C: out = out + bias.reshape(1, O, 1, 1, 1)   # no input channels: no output channels
     return out.squeeze(0) if unbatched else out
 
 # %% ../../nbs/12i_three_d.ipynb #04477d2e
