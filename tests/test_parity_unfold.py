@@ -73,3 +73,23 @@ def test_conv_empty_channels_like_torch(xs, ws, groups, with_bias):
         except Exception as e:   # noqa: BLE001
             res.append((type(e).__name__, str(e)))
     assert res[1] == res[0]
+
+
+EMPTY = [(TF.conv1d, F.conv1d, (), (2, 1, 1), {}), (TF.conv1d, F.conv1d, (3,), (2, 1, 1), {}),
+         (TF.conv2d, F.conv2d, (3,), (2, 1, 1, 1), {}), (TF.conv2d, F.conv2d, (3, 3, 0, 4), (2, 3, 2, 2), dict(padding=1)),
+         (TF.conv2d, F.conv2d, (3, 3, 0, 4), (2, 3, 1, 1), {}), (TF.conv2d, F.conv2d, (3, 0, 0, 4), (2, 0, 1, 1), {}),
+         (TF.conv2d, F.conv2d, (0, 3, 0, 4), (2, 3, 1, 1), dict(padding=1)),
+         (TF.conv1d, F.conv1d, (1, 1, 0), (2, 1, 1), dict(padding=1)),
+         (TF.conv2d, F.conv2d, (3, 3, 0, 4), (2, 3, 2, 2), dict(padding=1, stride=2)),
+         (TF.conv2d, F.conv2d, (1, 2, 3, 3), (2, 2, 2, 2), dict(dilation=3))]
+
+
+@pytest.mark.parametrize('tf,mf,xs,ws,kw', EMPTY)
+def test_conv_empty_and_rank_errors_like_torch(tf, mf, xs, ws, kw):
+    res = []
+    for lib, f in ((torch, tf), (minitorch, mf)):
+        try:
+            o = f(lib.zeros(xs), lib.zeros(ws), **kw); res.append(('ok', tuple(o.shape)))
+        except Exception as e:   # noqa: BLE001
+            res.append((type(e).__name__, str(e)))
+    assert res[1] == res[0]

@@ -219,6 +219,12 @@ def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: in
                            f"{list(input.shape)} to have {Cg * groups} channels, but got {C} channels instead")
     stride, dilation = _pair(stride), _pair(dilation)
     pads = _conv_padding(padding, (kh, kw), dilation, stride)
+    Hp, Wp, ek = H + pads[0] + pads[1], W + pads[2] + pads[3], (dilation[0] * (kh - 1) + 1, dilation[1] * (kw - 1) + 1)
+    if Hp < ek[0] or Wp < ek[1]:
+        raise RuntimeError(f"Calculated padded input size per channel: ({Hp} x {Wp}). Kernel size: ({ek[0]} x {ek[1]}). "
+                           f"Kernel size can't be greater than actual input size")
+    if (H == 0 or W == 0) and N and C:   # an empty image is allowed only in an empty batch or without channels
+        raise RuntimeError(f"Only zero batch or zero channel inputs are supported, but got input shape: {list(input.shape)}")
     if C == 0:   # no input channels: PyTorch returns no output channels (zeros of the right shape, in the graph)
         oh, ow = _out_hw(H, W, (kh, kw), stride, dilation, pads, False)
         out = minitorch.zeros((N, 0, oh, ow), dtype=input.dtype, device=input.device) + (input.sum() + weight.sum()) * 0
@@ -237,6 +243,9 @@ def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: in
 def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: int | tuple = 1,
            padding: int | tuple | str = 0, dilation: int | tuple = 1, groups: int = 1) -> Tensor:
     "1-D convolution of `(N, C, L)`: a 2-D convolution with a height-1 image."
+    if input.ndim not in (2, 3):
+        raise RuntimeError(f"Expected 2D (unbatched) or 3D (batched) input to conv1d, but got input of size: "
+                           f"{list(input.shape)}")
     unbatched = input.ndim == 2
     if unbatched: input = input.unsqueeze(0)
     p = padding if isinstance(padding, str) else (0, _ntuple(padding, 1)[0])
