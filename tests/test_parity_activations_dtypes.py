@@ -54,3 +54,30 @@ def test_gelu_inf_strided_like_torch(dt):
     torch.testing.assert_close(torch.tensor(F.gelu(x).float().numpy()), TF.gelu(xt).float(), equal_nan=True)
     torch.testing.assert_close(torch.tensor(F.gelu(x.contiguous()).float().numpy()), TF.gelu(xt.contiguous()).float(),
                                equal_nan=True)
+
+
+INPLACE = {'leaky_relu_': lambda F, x: F.leaky_relu_(x), 'rrelu_': lambda F, x: F.rrelu_(x),
+           'rrelu_inplace': lambda F, x: F.rrelu(x, inplace=True)}
+
+
+@pytest.mark.parametrize('dt', ['int64', 'bool', 'complex64', 'float32'])
+@pytest.mark.parametrize('name', list(INPLACE))
+def test_inplace_activation_on_expanded_like_torch(name, dt):
+    "The written-to tensor's overlap is checked before the kernel's dtype, as in PyTorch."
+    res = []
+    for lib, FF in ((torch, TF), (minitorch, F)):
+        try:
+            INPLACE[name](FF, lib.zeros(3, dtype=getattr(lib, dt)).expand(4, 3)); res.append('ok')
+        except Exception as e:   # noqa: BLE001
+            res.append((type(e).__name__, str(e)))
+    assert res[1] == res[0]
+
+
+def test_silu_complex_autograd_like_torch():
+    res = []
+    for lib, FF in ((torch, TF), (minitorch, F)):
+        x = lib.ones(3, dtype=lib.complex64, requires_grad=True)
+        with pytest.raises(RuntimeError) as e: FF.silu(x)
+        res.append(str(e.value))
+        with lib.no_grad(): FF.silu(x)                  # without a graph it computes
+    assert res[1] == res[0]

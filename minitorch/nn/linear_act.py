@@ -159,6 +159,8 @@ def gelu(input: Tensor, approximate: str = 'none') -> Tensor:
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
     "$x\\,\\sigma(x)$."
     _float_kernel('silu_cpu', input, complex_ok=True)
+    if input.dtype.is_complex and input.requires_grad and minitorch.is_grad_enabled():
+        raise RuntimeError("silu does not support automatic differentiation for outputs with complex dtype.")
     if _is_half(input): return silu(input.float()).to(input.dtype)
     return input * input.sigmoid()
 
@@ -226,6 +228,8 @@ def relu_(input: Tensor) -> Tensor:
 def _in_place(name: str) -> Any:
     "`F.<name>_`: the activation written back into `input` (chapter 11c's function, looked up when called)."
     def f(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        from minitorch.inplace_graph import _check_overlap
+        _check_overlap(input)   # PyTorch checks the written-to tensor before the kernel's dtype
         return input.copy_(getattr(minitorch.nn.functional, name)(input, *args, **kwargs))
     f.__name__ = f.__qualname__ = name + '_'
     f.__doc__ = f"In-place `{name}`."
@@ -239,6 +243,9 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
           inplace: bool = False) -> Tensor:
     "Leaky ReLU with a random negative slope $a \\sim U(\\text{lower}, \\text{upper})$ per element in training, "\
     "the mean slope in evaluation."
+    if inplace:
+        from minitorch.inplace_graph import _check_overlap
+        _check_overlap(input)   # PyTorch checks the written-to tensor before the kernel's dtype
     if not training: out = minitorch.nn.functional.leaky_relu(input, (lower + upper) / 2)
     else:
         _float_kernel('rrelu_with_noise_out_cpu', input)
