@@ -74,7 +74,9 @@ class View(Function):
         if d is None:
             if not copy_ok: d = x._data.view(shape)   # (raises PyTorch's view error)
             elif x._device.type == 'cpu': d = x._data.reshape(shape)
-            else: d = x.contiguous()._data.view(shape)   # device storage: the copy is made on the device
+            else:   # device storage: a view when the strides allow it, else a copy made on the device
+                try: d = x._data.view(shape)
+                except RuntimeError: d = x.contiguous()._data.view(shape)
         if d.storage is x._data.storage: return _view_out(x, d)
         return Tensor._make(d, x.dtype, x._device)
     @staticmethod
