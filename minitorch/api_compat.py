@@ -216,6 +216,9 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type: float =
     if len(bad):
         raise RuntimeError(f"Index {bad[0]} of input takes value {idx[bad[0]]} which is not in the valid range [0, {weight.shape[0]})")
     keep = np.ones(len(idx), bool) if padding_idx is None else idx != (padding_idx % weight.shape[0])
+    if mode == 'max':   # PyTorch's cuda backward of the max mode is nondeterministic (EmbeddingBag.cu)
+        from minitorch.determinism import alert_on_cuda_backward
+        weight = alert_on_cuda_backward('embedding_bag_backward_cuda_max', weight)
     emb = F.embedding(flat, weight, None, max_norm, norm_type)
     if per_sample_weights is not None:
         emb = emb * per_sample_weights.reshape(-1).unsqueeze(1)

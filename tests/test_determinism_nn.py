@@ -118,3 +118,20 @@ def test_mode_read_at_backward():
     minitorch.use_deterministic_algorithms(True)
     with pytest.raises(RuntimeError, match='adaptive_avg_pool2d_backward_cuda does not have'):
         y.sum().backward()
+
+
+def test_embedding_bag_max_cuda_backward_alerts_as_torch():
+    "torch's EmbeddingBag.cu alerts embedding_bag_backward_cuda_max in the max mode's backward; sum/mean and cpu do not."
+    import minitorch.nn.functional as F
+    w = minitorch.randn(6, 3, device="cuda", requires_grad=True)
+    idx, off = minitorch.tensor([0, 2, 4, 5], device="cuda"), minitorch.tensor([0, 2], device="cuda")
+    minitorch.use_deterministic_algorithms(True)
+    try:
+        F.embedding_bag(idx, w, off, mode="sum").sum().backward()   # no alert
+        out = F.embedding_bag(idx, w, off, mode="max")              # the forward is quiet
+        with pytest.raises(RuntimeError, match="embedding_bag_backward_cuda_max does not have a deterministic"):
+            out.sum().backward()
+        wc = minitorch.randn(6, 3, requires_grad=True)
+        F.embedding_bag(idx.cpu(), wc, off.cpu(), mode="max").sum().backward()   # cpu: no alert
+    finally:
+        minitorch.use_deterministic_algorithms(False)
