@@ -151,9 +151,11 @@ def gelu(input: Tensor, approximate: str = 'none') -> Tensor:
     _float_kernel('GeluKernelImpl', input)
     out = _gelu(input.float(), approximate).to(input.dtype) if _is_half(input) else _gelu(input, approximate)
     if (approximate == 'none' and input.dtype in (minitorch.float32, minitorch.bfloat16) and input.numel() > 1
-            and input.is_contiguous()):   # PyTorch's vectorized float32 kernel gives NaN at +inf (its scalar loop: inf)
-        inf = input == math.inf
-        if inf.any(): out = minitorch.where(inf, math.nan, out)
+            and input.is_contiguous() and input.device.type == 'cpu'):   # PyTorch's vectorized float32 CPU kernel
+        # gives NaN at +inf (its scalar loop: inf). The data is read directly, not with tensor ops, so that a graph
+        # captured by the compiler holds no data-dependent check for this corner.
+        from minitorch.backends import to_numpy
+        if np.isposinf(to_numpy(input._data)).any(): out = minitorch.where(input == math.inf, math.nan, out)
     return out
 
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
