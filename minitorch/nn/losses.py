@@ -115,7 +115,7 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
             x = input.detach().float().numpy()[np.arange(len(t)), t]
             wv = weight.detach().float().numpy()[t] if weight is not None else np.ones(len(t), np.float32)
             v = _nll_half_cascade(x, wv, valid, reduction == 'mean', input.dtype.numpy_dtype)
-            if np.isfinite(v) and bool(out.detach().isfinite()):   # (inf - inf would make an infinite loss NaN)
+            if np.isfinite(v) and math.isfinite(out.item()):   # (inf - inf would make an infinite loss NaN)
                 out = out - out.detach() + minitorch.tensor(v, dtype=input.dtype)
         return out
     cdim = 0 if input.ndim == 1 else 1
