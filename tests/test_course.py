@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from minitorch import course as C
+from minitorch.course_tasks import _example_settings
 
 ROOT = Path(__file__).resolve().parent.parent
 # Marker comments and marks are spelled in pieces: this file is scanned for marks, and must declare none.
@@ -22,86 +23,12 @@ B, E, M = "# BEGIN " + "SOLUTION", "# END " + "SOLUTION", "mark." + "task"
 # ---------------------------------------------------------------------------------------------------------------
 # A tiny course: one chapter, two tasks, their tests. Fast to export, check and grade.
 
-SETTINGS = """\
-[DEFAULT]
-repo = tiny
-lib_name = tiny
-lib_path = tiny
-nbs_path = nbs
-version = 0.0.1
-doc_host = https://example.org
-doc_baseurl = /tiny
-git_url = https://example.org/tiny
-branch = main
-user = u
-author = a
-author_email = a@example.org
-copyright = 2026
-description = tiny
-recursive = False
-"""
-
-CODE = f"""\
-#| export
-def add(x: float, y: float) -> float:
-    "Add two numbers."
-    {B} 0.1
-    total = x + y  # the sum of both arguments
-    return total
-    {E} 0.1
-
-
-def countdown(n: int) -> list[int]:
-    "The numbers from n down to 1."
-    out = []
-    while n > 0:
-        {B} 0.2
-        out.append(n)
-        n = n - 1  # one step closer to zero
-        {E} 0.2
-    return out"""
-
-TESTS = f"""\
-import pytest
-from tiny.core import add, countdown
-
-@pytest.{M}0_1
-def test_add(): assert add(2, 3) == 5
-
-@pytest.{M}0_1
-def test_add_floats(): assert add(0.5, 0.25) == 0.75
-
-@pytest.{M}0_2
-def test_countdown(): assert countdown(3) == [3, 2, 1]
-"""
-
-TOML = """\
-[grading]
-timeout = 30
-plugins = []
-preload = []
-
-[student]
-exclude = ["notes/private.md"]
-
-[[assignment]]
-number = 0
-title = "Warm-up"
-due = 1
-chapters = ["00_core"]
-
-[[assignment.task]]
-id = "0.1"
-title = "Addition"
-points = 5
-chapter = "00_core"
-
-[[assignment.task]]
-id = "0.2"
-title = "Countdown"
-points = 10
-chapter = "00_core"
-"""
+# The chapter's example course (90_course: package `tiny`, tasks 0.1 and 0.2 and their tests), with a longer
+# per-task timeout than the book's example (a loaded CI machine).
+SETTINGS = _example_settings()
+CODE, TESTS = C.EXAMPLE_CODE, C.EXAMPLE_TESTS
+TOML = C.EXAMPLE_TOML.replace("timeout = 20", "timeout = 30")
+assert "timeout = 30" in TOML
 
 
 def cell(src: str, outputs=()) -> dict:
