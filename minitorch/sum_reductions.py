@@ -284,30 +284,35 @@ class Cumprod(Function):
     def forward(ctx, x, dim, out_dtype):
         ctx.dim = dim
         bk = get_backend(x._device.type)
-        x = x.to(out_dtype)                  # cast first, then multiply
+        x0, x = x, x.to(out_dtype)           # cast first, then multiply
         if x.ndim == 0: return x.clone()
         y = Tensor._make(bk.cumulative('cumprod', x._data, dim, out_dtype), out_dtype, x._device)
-        ctx.save_for_backward(x, y)
+        ctx.save_for_backward(x0, y)         # PyTorch's backward reads the *uncast* input (complex stays complex)
         return y
     @staticmethod
     def backward(ctx, g):
         if g.ndim == 0: return g, None, None
         x, y = ctx.saved_tensors
-        return _cumprod_grad(x, y, g, ctx.dim), None, None
+        return _cumprod_grad(x, y, g.to(x.dtype), ctx.dim), None, None
 
 def _rcumsum(t: Tensor, d: int) -> Tensor: return t.flip(d).cumsum(d).flip(d)
 
 def _cumprod_grad(x: Tensor, y: Tensor, g: Tensor, d: int) -> Tensor:
     "PyTorch's cumprod gradient, exact with zeros: dy_j/dx_i = y_j / x_i before the first zero z of a row; at z "\
     "it is the running product with x_z set to 1; after z it is 0 (conjugated for complex)."
+    if x.numel() <= 1 or x.shape[d] == 1: return g
+    xc, w = _cj(x), _cj(y) * g                          # x is the *uncast* input, y the output: PyTorch mixes them
     zero = x == 0
+    if not bool(zero.any()): return _rcumsum(w, d) / xc
     seen = zero.to(dt.int64).cumsum(d)                  # zeros met so far along the row
-    before, first = seen == 0, zero & (seen == 1)
-    gx = where(before, _rcumsum(g * _cj(where(before, y, 0.0)), d) / _cj(where(before, x, 1.0)), 0.0)
-    if not bool(first.any()): return gx
-    y1 = cumprod(where(first, 1.0, x), d)               # the product skipping the first zero
-    at = _rcumsum(g * _cj(where(seen >= 1, y1, 0.0)), d)
-    return gx + where(first, at, 0.0)
+    before, one = seen == 0, seen == 1
+    first = zero & one
+    gx = where(before, _rcumsum(where(before, w, 0.0), d) / xc, 0.0)
+    # at the first zero z: (sum_j g_j * prod_{z<k<=j} x_k) * y_{z-1}, the prefix read from the output
+    s = (where(one & ~first, xc, 1.0).cumprod(d) * where(one, g, 0.0)).sum(d, keepdim=True)
+    from minitorch.views import cat
+    prev = cat([ones_like(y.narrow(d, 0, 1)), _cj(y).narrow(d, 0, x.shape[d] - 1)], d)
+    return where(first, s * prev, gx)
 
 def cumprod(input: Tensor, dim: int, *, dtype: dtype | None = None, out: Any = None) -> Tensor:
     "Running product along `dim`."
