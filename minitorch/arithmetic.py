@@ -302,6 +302,13 @@ def _add_alpha(input: Any, other: Any, alpha: Any, sign: int) -> Tensor:
         raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
     if isinstance(alpha, builtins.complex) and not d.is_complex:
         raise RuntimeError("For non-complex input tensors, argument alpha must not be a complex number.")
+    if isinstance(alpha, builtins.bool) and d is not dt.bool:
+        raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    if d is dt.bool: alpha = builtins.bool(alpha)   # alpha is cast to the result type: a bool stays a bool
+    elif isinstance(alpha, builtins.int) and not (d.is_floating_point or d.is_complex):
+        info = np.iinfo(d.numpy_dtype)
+        if not (info.min or -info.max) <= alpha <= info.max:   # unsigned: negative alphas wrap (down to -max)
+            raise RuntimeError(f"value cannot be converted to type {d.name}_t without overflow")
     if sign < 0: _sub_check(input, other)
     if d.name in _LOW16 and isinstance(other, Tensor):
         ah = sign * tensor(alpha, dtype=d).item()
@@ -313,13 +320,13 @@ def _add_alpha(input: Any, other: Any, alpha: Any, sign: int) -> Tensor:
 def add(input: Any, other: Any, *, alpha: Any = 1, out: Any = None) -> Tensor:
     "input + alpha * other."
     if out is not None: return _write_out(add(input, other, alpha=alpha), out, 'add')
-    if alpha != 1: return _add_alpha(input, other, alpha, 1)
+    if alpha != 1 or alpha is True: return _add_alpha(input, other, alpha, 1)
     return Add.apply(input, _scalar_arg(other))
 
 def sub(input: Any, other: Any, *, alpha: Any = 1, out: Any = None) -> Tensor:
     "input - alpha * other."
     if out is not None: return _write_out(sub(input, other, alpha=alpha), out, 'sub')
-    if alpha != 1: return _add_alpha(input, other, alpha, -1)
+    if alpha != 1 or alpha is True: return _add_alpha(input, other, alpha, -1)
     return Sub.apply(input, _scalar_arg(other))
 
 def rsub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
