@@ -309,8 +309,8 @@ class NumpyBackend(Backend):
             if type(r) is np.ndarray and r.dtype is sd and (r.ndim < 2 or r.flags.c_contiguous):
                 return make_data(r.reshape(-1), r.shape, r)
         x, y = _load(a, op), _load(b, op)
-        if out_dtype is dt.complex32 and (op == 'add' or op == 'sub'):   # PyTorch: a + alpha*b, alpha = ±1+0j
-            return from_numpy(x + np.complex64(1 if op == 'add' else -1) * y, out_dtype)   # (signed zeros, inf)
+        if out_dtype.is_complex and (op == 'add' or op == 'sub'):   # PyTorch: a + alpha*b, alpha = ±1+0j
+            return from_numpy(x + x.dtype.type(1 if op == 'add' else -1) * y, out_dtype)   # (signed zeros, inf)
         if op == 'floor_divide' and a.storage.dtype in _HALF_NP:
             return from_numpy(_np_floor_divide_half(x, y, a.storage.dtype), out_dtype)
         return from_numpy(ZIP_OPS[op](x, y), out_dtype)

@@ -130,8 +130,12 @@ BOOL_ZIP: dict[str, Callable] = {
     "add": lambda a, b: a or b, "mul": lambda a, b: a and b, "maximum": lambda a, b: a or b,
     "minimum": lambda a, b: a and b, "bitwise_and": lambda a, b: a and b, "bitwise_or": lambda a, b: a or b,
     "bitwise_xor": lambda a, b: a != b, **_CMP}
+def _cadd(a, b):   # PyTorch's a + alpha*b with alpha = 1+0j multiplied out (inf*0 is NaN, signed zeros as torch)
+    return complex(a.real + (b.real - b.imag * 0.0), a.imag + (b.real * 0.0 + b.imag))
+def _csub(a, b):   # alpha = -1+0j
+    return complex(a.real + (-b.real - b.imag * 0.0), a.imag + (b.real * 0.0 - b.imag))
 COMPLEX_ZIP: dict[str, Callable] = {
-    "add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
+    "add": _cadd, "sub": _csub, "mul": lambda a, b: a * b,
     "div": _cdiv, "eq": lambda a, b: a == b, "ne": lambda a, b: a != b}
 ZIP_TABLES = {"float": FLOAT_ZIP, "int": INT_ZIP, "bool": BOOL_ZIP, "complex": COMPLEX_ZIP}
 _INT_DIVISIONS = ("floor_divide", "trunc_divide", "remainder", "fmod")   # integer b == 0 raises, as on the CPU

@@ -239,9 +239,9 @@ def m_real(x): return x.real
 def m_signbit(x): return math.copysign(1.0, x) < 0
 
 # %% ../nbs/09_numba_backend.ipynb #2da07c93
-@scalar_op("bifc")
+@scalar_op("bif")   # complex add/sub: PyTorch's a + alpha*b, alpha = ±1+0j (NaN from inf*0): the numpy reference
 def z_add(a, b): return a + b
-@scalar_op("ifc")
+@scalar_op("if")
 def z_sub(a, b): return a - b
 @scalar_op("bifc")
 def z_mul(a, b): return a * b

@@ -300,7 +300,13 @@ def detach(self: Tensor) -> Tensor:
 
 @patch
 def detach_(self: Tensor) -> Tensor:
-    "Cut this tensor from the graph in place."
+    "Cut this tensor from the graph in place (not a view: its base would still hold the history)."
+    if self._base is not None:
+        raise RuntimeError("Can't detach views in-place. Use detach() instead. If you are using "
+                           "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is set as True, "
+                           "gradients are views of DDP buckets, and hence detach_() cannot be called on these "
+                           "gradients. To fix this error, please refer to the Optimizer.zero_grad() function in "
+                           "torch/optim/optimizer.py as the solution.")
     self.grad_fn = None
     self._requires_grad = False
     return self
@@ -378,11 +384,19 @@ def _scalar(self: Tensor) -> Any:
     if self.numel() != 1: raise ValueError("only one element tensors can be converted to Python scalars")
     return self.item()
 
-@patch
-def __float__(self: Tensor) -> float: return builtins.float(_scalar(self))
+def _real_scalar(self: Tensor, ctype: str) -> Any:
+    "The value for `int(t)`/`float(t)`: a complex one only when its imaginary part is 0 (PyTorch's overflow check)."
+    v = _scalar(self)
+    if isinstance(v, builtins.complex):
+        if v.imag != 0: raise RuntimeError(f"value cannot be converted to type {ctype} without overflow")
+        v = v.real
+    return v
 
 @patch
-def __int__(self: Tensor) -> int: return builtins.int(_scalar(self))
+def __float__(self: Tensor) -> float: return builtins.float(_real_scalar(self, 'double'))
+
+@patch
+def __int__(self: Tensor) -> int: return builtins.int(_real_scalar(self, 'int64_t'))
 
 @patch
 def __complex__(self: Tensor) -> complex: return builtins.complex(_scalar(self))
