@@ -201,6 +201,7 @@ class Pow(Function):
         if isinstance(b, Tensor): check_kernel('pow_tensor', _result_type(a, b))
         out = _int_pow(a, b)
         if out is None: out = _pow_special(a, b)
+        if out is None: out = _cpow(a, b)
         if out is None: out = binary_forward('pow', a, b)
         ctx.sa, ctx.sb = (a if not isinstance(a, Tensor) else None), (b if not isinstance(b, Tensor) else None)
         ctx.save_for_backward(a if isinstance(a, Tensor) else None, b if isinstance(b, Tensor) else None, out)
@@ -261,6 +262,49 @@ class _PowT(Pow):
     _node_name = 'PowBackward1'
 class _PowS(Pow):
     _node_name = 'PowBackward2'
+
+# %% ../nbs/08a_arithmetic.ipynb #d297aef4
+from .backends import to_numpy, from_numpy
+
+def _muldc3(a: np.ndarray, b: np.ndarray, c: np.ndarray, d: np.ndarray) -> tuple:
+    "(a+bi)(c+di) as C computes it: the schoolbook product, and where both parts are NaN, infinities recovered."
+    ac, bd, ad, bc = a * c, b * d, a * d, b * c
+    x, y = ac - bd, ad + bc
+    bad = np.isnan(x) & np.isnan(y)
+    if not bad.any(): return x, y
+    a, b, c, d, ac, bd, ad, bc = (np.broadcast_to(v, bad.shape)[bad] for v in (a, b, c, d, ac, bd, ad, bc))
+    one, zero = a.dtype.type(1), a.dtype.type(0)
+    box = lambda v, m: np.where(m, np.copysign(np.where(np.isinf(v), one, zero), v), v)   # an infinity -> ±1
+    unnan = lambda v, m: np.where(m & np.isnan(v), np.copysign(zero, v), v)                 # a NaN -> ±0
+    zinf = np.isinf(a) | np.isinf(b)                          # the first factor is infinite
+    a, b, c, d = box(a, zinf), box(b, zinf), unnan(c, zinf), unnan(d, zinf)
+    winf = np.isinf(c) | np.isinf(d)                          # the second factor is infinite
+    c, d, a, b = box(c, winf), box(d, winf), unnan(a, winf), unnan(b, winf)
+    ovf = ~(zinf | winf) & (np.isinf(ac) | np.isinf(bd) | np.isinf(ad) | np.isinf(bc))   # a product overflowed
+    a, b, c, d = unnan(a, ovf), unnan(b, ovf), unnan(c, ovf), unnan(d, ovf)
+    rec, inf = zinf | winf | ovf, a.dtype.type(np.inf)
+    x, y = x.copy(), y.copy()
+    x[bad] = np.where(rec, inf * (a * c - b * d), x[bad])
+    y[bad] = np.where(rec, inf * (a * d + b * c), y[bad])
+    return x, y
+
+def _cpow(a: Any, b: Any) -> Tensor | None:
+    "Complex `a ** b` as PyTorch's cpu kernel computes it (None for real results, complex32 and other devices)."
+    if not ((isinstance(a, Tensor) and a.dtype.is_complex) or (isinstance(b, Tensor) and b.dtype.is_complex)
+            or isinstance(a, builtins.complex) or isinstance(b, builtins.complex)): return None
+    d, dev = _result_type(a, b), _device_of(a, b)
+    if d is dt.complex32 or dev.type != 'cpu': return None
+    bk = get_backend('cpu')
+    if not isinstance(b, Tensor) and (b == 0 or b == 1):
+        return full_like(a, 1, dtype=d).detach() if b == 0 else Tensor._make(bk.copy(a._data, d), d, dev)
+    if not isinstance(a, Tensor) and a == 1: return full_like(b, 1, dtype=d).detach()
+    x, y = np.broadcast_arrays(to_numpy(_data_as(a, d, bk)), to_numpy(_data_as(b, d, bk)))
+    shape, x, y = x.shape, x.reshape(-1), y.reshape(-1)   # 1-d: numpy gives 0-d results back as scalars
+    with np.errstate(all='ignore'):
+        lg = np.log(x)
+        p = np.empty(x.shape, x.dtype)
+        p.real, p.imag = _muldc3(y.real, y.imag, lg.real, lg.imag)
+        return Tensor._make(from_numpy(np.exp(p).reshape(shape), d), d, dev)
 
 # %% ../nbs/08a_arithmetic.ipynb #e96a7422
 class Maximum(Function):

@@ -52,3 +52,45 @@ def test_add_alpha_errors(case):
 def test_add_unsigned_alpha_wraps(alpha):
     t, m = _both(lambda L: L.add(L.tensor([1, 2], dtype=L.uint8), 3, alpha=alpha))
     _same(t, m, exact=True)
+
+
+_SPECIAL = [0., -0., 1., -1., 2.5, -0.7, math.inf, -math.inf, math.nan, 1e30, 3.]
+_CVALS = [complex(r, i) for r in _SPECIAL for i in _SPECIAL]
+
+
+def _cclose(t, m):
+    "Complex results agree part by part, NaN where torch has NaN and infinities of the same sign."
+    mn = torch.from_numpy(np.array(m.tolist(), dtype=np.complex128)).reshape(t.shape)
+    assert str(t.dtype).replace('torch.', '') == m.dtype.name
+    for p, q in ((t.real.double(), mn.real), (t.imag.double(), mn.imag)):
+        torch.testing.assert_close(q, p, equal_nan=True, rtol=1e-5 if t.dtype == torch.complex64 else 1e-12, atol=0)
+
+
+@pytest.mark.parametrize('dtype', ['complex64', 'complex128'])
+def test_complex_pow_special_values(dtype):
+    "C's cpow with Annex G products: (inf+nan j) ** z is inf+nan j, 0 ** z with Re z < 0 is inf+nan j, ..."
+    z = np.array([a for a in _CVALS for b in _CVALS]); w = np.array([b for a in _CVALS for b in _CVALS])
+    t, m = _both(lambda L: L.pow(L.tensor(z.tolist(), dtype=getattr(L, dtype)), L.tensor(w.tolist(), dtype=getattr(L, dtype))))
+    _cclose(t, m)
+
+
+@pytest.mark.parametrize('s', [-4, 4, 1.5, 1.5 - 0.5j, 0, 1, 0.0, True, False, 1j])
+def test_complex_pow_scalar_exponent(s):
+    t, m = _both(lambda L: L.tensor(_CVALS, dtype=L.complex128) ** s)
+    _cclose(t, m)
+
+
+@pytest.mark.parametrize('s', [0, 1, 2.5, 1j, False])
+def test_complex_rpow_scalar_base(s):
+    t, m = _both(lambda L: s ** L.tensor(_CVALS, dtype=L.complex64))
+    _cclose(t, m)
+
+
+def test_complex_ipow_and_grad():
+    z = [complex(math.inf, math.nan), 1 + 1j, -2 + 0.5j]; w = [-1.2 - 1.2j, 0.5 + 2j, 3 + 0j]
+    t, m = _both(lambda L: L.tensor(z).__ipow__(L.tensor(w)))
+    _cclose(t, m)
+    zt = torch.tensor(z[1:], requires_grad=True); wt = torch.tensor(w[1:], requires_grad=True)
+    zm = mt.tensor(z[1:], requires_grad=True); wm = mt.tensor(w[1:], requires_grad=True)
+    (zt ** wt).abs().sum().backward(); (zm ** wm).abs().sum().backward()
+    _cclose(zt.grad, zm.grad); _cclose(wt.grad, wm.grad)
