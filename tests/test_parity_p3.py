@@ -11,15 +11,22 @@ warnings.filterwarnings('ignore', message='Casting complex values to real')
 
 def mtt(t, requires_grad=False):
     "A minitorch copy of a torch tensor (same dtype)."
-    return mt.tensor(t.detach().numpy(), dtype=getattr(mt, str(t.dtype).split('.')[-1]), requires_grad=requires_grad)
+    w = t.detach().to(torch.complex128 if t.dtype.is_complex else torch.float64) if t.dtype.is_floating_point or \
+        t.dtype.is_complex else t.detach()
+    return mt.tensor(w.numpy(), dtype=getattr(mt, str(t.dtype).split('.')[-1]), requires_grad=requires_grad)
 
 
 def np_(t): return np.asarray(t.detach().numpy() if isinstance(t, torch.Tensor) else t.detach().numpy())
 
 
+def to_torch(m):
+    w = m.detach().to(mt.complex128 if m.dtype.is_complex else mt.float64) if m.dtype.is_floating_point or \
+        m.dtype.is_complex else m.detach()
+    return torch.from_numpy(np.array(w.numpy())).to(getattr(torch, str(m.dtype).split('.')[-1]))
+
+
 def close(m, t, **kw):
-    torch.testing.assert_close(torch.from_numpy(np.array(m.detach().numpy())), t.detach(), equal_nan=True,
-                               check_dtype=True, **kw)
+    torch.testing.assert_close(to_torch(m), t.detach(), equal_nan=True, check_dtype=True, **kw)
 
 
 def grads(f, *ts, gseed=0):
@@ -41,3 +48,20 @@ def test_cumprod_dtype_grad_reads_uncast_input():
     x = torch.tensor([[1.5, 0.0, 2.0, 0.0], [3.0, 2.0, 0.0, 1.0]], dtype=torch.complex128) * (1 + 0.5j)
     grads(lambda L, a: L.cumprod(a, -1, dtype=L.float64), x)
     grads(lambda L, a: L.cumprod(a, 0, dtype=L.float32), torch.randn(5, 3, dtype=torch.float64))
+
+
+@pytest.mark.parametrize('op', ['hardshrink', 'softshrink'])
+@pytest.mark.parametrize('dtype', [torch.float64, torch.float32, torch.bfloat16])
+@pytest.mark.parametrize('shape,view', [((3,), None), ((8,), None), ((36,), None), ((65,), None), ((4, 9), 'cols'),
+                                        ((9, 8), 't'), ((4, 3, 3), None), ((40,), 'step')])
+def test_shrink_grad_nan_follows_vector_lanes(op, dtype, shape, view):
+    "hard- and softshrink CPU backward: NaN inputs get gradient 0 in the vectorized blocks, the gradient in the scalar tail."
+    base = torch.randn(shape, generator=torch.Generator().manual_seed(2), dtype=torch.float64)
+    base[base.abs() > 1.0] = float('nan')
+    base = base.to(dtype)
+    v = {None: lambda t: t, 'cols': lambda t: t[:, :5], 't': lambda t: t.t(), 'step': lambda t: t[::2]}[view]
+    xt = base.clone().requires_grad_(); xm = mtt(base, True)
+    yt, ym = getattr(torch.nn.functional, op)(v(xt)), getattr(mt.nn.functional, op)(v(xm))
+    g = torch.randn(yt.shape, generator=torch.Generator().manual_seed(3), dtype=torch.float64).to(dtype)
+    yt.backward(g); ym.backward(mtt(g))
+    close(ym, yt); close(xm.grad, xt.grad, rtol=0, atol=0)
