@@ -92,6 +92,32 @@ def _contract_pattern(g: Graph, n: Node):
     fn = lambda a, b: _contract(a, b, shape, dims, keep)
     return ({m} if g.users(m) == [n] else set()), fn, ops, (shape, dims, keep)
 
+def _contract_np(ashape: tuple, bshape: tuple, shape: tuple, dims: tuple, keepdim: bool) -> Callable:
+    "`_contract` with its permutations and shapes worked out once for these operand shapes: per call, numpy calls only."
+    d, red = len(shape), sorted({x % len(shape) for x in dims})
+    a0, b0 = (1,) * (d - len(ashape)) + tuple(ashape), (1,) * (d - len(bshape)) + tuple(bshape)
+    suma = tuple(i for i in red if a0[i] != 1 and b0[i] == 1)
+    sumb = tuple(i for i in red if b0[i] != 1 and a0[i] == 1)
+    a1 = tuple(1 if i in suma else v for i, v in enumerate(a0)); b1 = tuple(1 if i in sumb else v for i, v in enumerate(b0))
+    both = [i for i in range(d) if a1[i] != 1 and b1[i] != 1]
+    batch, con = [i for i in both if i not in red], [i for i in both if i in red]
+    fa = [i for i in range(d) if a1[i] != 1 and b1[i] == 1]
+    fb = [i for i in range(d) if b1[i] != 1 and a1[i] == 1]
+    rest = [i for i in range(d) if i not in batch + con + fa + fb]
+    size = lambda ix: math.prod(shape[i] for i in ix)
+    pa = tuple(batch + fa + con + [i for i in range(d) if i not in batch + fa + con])
+    pb = tuple(batch + con + fb + [i for i in range(d) if i not in batch + con + fb])
+    A, B = (size(batch), size(fa), size(con)), (size(batch), size(con), size(fb))
+    mid = tuple([shape[i] for i in batch + fa + fb] + [1] * (len(rest) + len(con)))
+    inv = tuple(int(i) for i in np.argsort(batch + fa + fb + rest + con))
+    final = tuple(1 if i in red or i in rest else shape[i] for i in range(d))
+    final = final if keepdim else tuple(v for i, v in enumerate(final) if i not in red)
+    def f(a, b):
+        a, b = a.reshape(a0), b.reshape(b0)
+        if suma: a = a.sum(suma, keepdims=True)
+        if sumb: b = b.sum(sumb, keepdims=True)
+        return np.matmul(a.transpose(pa).reshape(A), b.transpose(pb).reshape(B)).reshape(mid).transpose(inv).reshape(final)
+    return f
 
 # %% ../../nbs/26_inductor.ipynb #a58208ad
 # ops that are not kernels but need no dispatcher either: numpy runs them on the arrays (views stay views)
@@ -117,6 +143,23 @@ def _numpy_step(n: Node):
         f = _NUMPY[name]; return lambda *a: np.asarray(f(*a)).astype(dt, copy=False)
     return None
 
+_RESHAPES = {'view', 'reshape', 'unsqueeze', 'squeeze'}     # the same elements in the same (C) order
+def _is_view(n) -> bool:
+    "A reshape or an expand a kernel can read through: it loads the array underneath with the view's indexing."
+    return (isinstance(n, Node) and n.op == 'call_function' and _name(n) in _RESHAPES | {'expand'} and not n.kwargs
+            and isinstance(n.args[0], Node) and isinstance(_val(n), Tensor) and _val(n.args[0]) is not None)
+
+def _resolve(a: Node) -> tuple[Node, tuple]:
+    """The array a kernel loads for input `a` and the shape to index it with: through reshapes (same flat data)
+    and expands (the smaller shape, broadcast by stride 0), so a view costs no step and does not split a kernel."""
+    shape = tuple(_val(a).shape)
+    while _is_view(a):
+        src = a.args[0]
+        if _name(a) == 'expand':
+            if shape != tuple(_val(a).shape): break      # (a reshape of an expand: its flat order is not the source's)
+            shape = tuple(_val(src).shape)
+        a = src
+    return a, shape
 
 # %% ../../nbs/26_inductor.ipynb #f77f35e8
 def lower(g: Graph) -> list[IRNode]:
@@ -160,12 +203,16 @@ def _fits(ir: IRNode, space: tuple) -> bool:
 
 def schedule(irs: list[IRNode], fuse: bool = True) -> list:
     "Group the IR in order: a fusable node joins the open kernel when it walks the same rows, else opens a new one."
-    steps, cur = [], None
+    steps, cur, members = [], None, set()
     for ir in irs:
         if ir.kind in ('pointwise', 'reduction') and len(_space(ir)) > 0:
-            if not (fuse and cur is not None and _fits(ir, cur.space)):
-                cur = FusedGroup(_space(ir)); steps.append(cur)
-            cur.nodes.append(ir)
+            reads = [_resolve(a)[0] for a in ir.node.args if isinstance(a, Node) and a not in members]
+            if not (fuse and cur is not None and _fits(ir, cur.space)) or any(r in members for r in reads):
+                cur, members = FusedGroup(_space(ir)), set(); steps.append(cur)
+            cur.nodes.append(ir); members.add(ir.node)
+        elif fuse and cur is not None and _is_view(ir.node) and _resolve(ir.node.args[0])[0] not in members \
+                and ir.node.args[0] not in members:
+            steps.insert(steps.index(cur), ir)      # a view of values made before the kernel: run it first
         else: cur = None; steps.append(ir)
     return steps
 
@@ -210,8 +257,9 @@ class KernelSource:
         self.inputs, self.outputs = [], [ir.node for ir in group.nodes if ir.node in users_outside]
     def load(self, a: Node, elem: bool) -> str:
         "A load of input `a` at row `r` (and column `c` if `elem`): strides 0 where `a` broadcasts."
+        a, shape = _resolve(a)
         if a not in self.inputs: self.inputs.append(a)
-        st = _strides_in(tuple(_val(a).shape), self.space)
+        st = _strides_in(shape, self.space)
         idx = _row_offset(st, self.space)
         if elem and st[-1]: idx = f'{idx} + c' if st[-1] == 1 else f'{idx} + c * {st[-1]}'
         idx = idx.replace('0 + ', '') if idx.startswith('0 + ') else idx
@@ -233,7 +281,6 @@ class KernelSource:
             need.add(n); todo += [a for a in n.args if isinstance(a, Node)]
         return [f'e_{ir.node.name} = {self.expr(ir, True)}' for ir in self.group.nodes if ir.node in need]
     def params(self) -> str: return ', '.join([f'in{i}' for i in range(len(self.inputs))] + [f'out{k}' for k in range(len(self.outputs))])
-
 
 # %% ../../nbs/26_inductor.ipynb #73c8c127
 def generate(group: FusedGroup, users_outside: set) -> tuple[str, list[Node], list[Node]]:
@@ -333,28 +380,114 @@ class CompiledGraph:
                 self.plan.append(('kernel', load_kernel(src), ins, [(o, tuple(_val(o).shape), _val(o).dtype) for o in outs]))
             else: self.plan.append((s.kind, s))
         counters['graphs'] += 1; counters['kernels'] += self.kernel_count
+        if self.device == 'cpu': self._prepare()
         if _debug(trace): self.print_trace()
     @property
     def kernel_count(self) -> int: return kernel_count(self.steps)
-
 
 # %% ../../nbs/26_inductor.ipynb #dc8e22bc
 @patch
 def __call__(self: CompiledGraph, *args):
     if self.device == 'cuda': return _cuda_codegen().run_cuda(self, args)
-    env = {p: _np(a) for p, a in zip(self.graph.placeholders, args)}
+    env = self._env[:]                      # one slot per value: a list, not a dict of nodes
+    for i, a in zip(self._in_slots, args): env[i] = a.numpy(force=True) if isinstance(a, Tensor) else a
+    for op in self._ops: op(env)
+    return self._output(env)
+
+def _out_tensor(dtype):
+    "numpy array -> cpu tensor over it (no copy when contiguous), the dtype known when the graph was compiled."
+    from ..backends import make_data
+    def f(a):
+        if not isinstance(a, np.ndarray): return a
+        if not a.flags.c_contiguous or a.dtype != _NP_DTYPES.get(dtype): return _tensor(a)
+        return Tensor._make(make_data(a.reshape(-1), a.shape, a), dtype)
+    return f
+
+def _kernel_op(fn, ins: list, outs: list):
+    "Call a generated kernel on flat contiguous inputs and freshly allocated outputs."
+    def op(env):
+        res = [np.empty(shape, dt) for _, shape, dt in outs]
+        fn(*[np.ascontiguousarray(env[i]).reshape(-1) for i in ins], *[r.reshape(-1) for r in res])
+        for (k, _, _), r in zip(outs, res): env[k] = r
+    return op
+
+def _extern_op(fn, args: list, k: int):
+    "An extern call; `args` are ('slot', i) or ('const', value)."
+    if all(kind == 'slot' for kind, _ in args):
+        idx = [i for _, i in args]
+        if len(idx) == 1:
+            i0 = idx[0]
+            def op(env): env[k] = fn(env[i0])
+        elif len(idx) == 2:
+            i0, i1 = idx
+            def op(env): env[k] = fn(env[i0], env[i1])
+        else:
+            def op(env): env[k] = fn(*[env[i] for i in idx])
+        return op
+    def op(env): env[k] = fn(*[env[v] if kind == 'slot' else v for kind, v in args])
+    return op
+
+def _scalar_fn(n: Node):
+    "A 0-d pointwise node as a Python function of floats (the dispatcher costs more than the arithmetic)."
+    f = eval('lambda a0=0, a1=0: ' + POINTWISE[_name(n)].format('a0', 'a1'), {'math': math})
+    dt = _NP_DTYPES[_val(n).dtype]
+    return lambda *a: np.asarray(f(*[float(x) for x in a]), dtype=dt)
+
+def _fast_fn(ir: IRNode):
+    "An extern's function with what does not change between calls (shapes, permutations) worked out once."
+    n = ir.node
+    if hasattr(ir, 'contract'): return _contract_np(*[tuple(_val(a).shape) for a in ir.operands], *ir.contract)
+    name = _name(n)
+    if name in _RESHAPES and isinstance(n.args[0], Node) and not n.kwargs:
+        shape = tuple(_val(n).shape); return lambda x: x.reshape(shape)
+    if name in ('t', 'transpose') and isinstance(n.args[0], Node) and _val(n.args[0]).dim() == 2: return np.transpose
+    return ir.fn
+
+@patch
+def _prepare(self: CompiledGraph):
+    "The plan as a list of small closures over a list of slots: what one call runs, nothing looked up per call."
+    slot: dict = {}
+    def s(n):
+        if n not in slot: slot[n] = len(slot)
+        return slot[n]
+    self._in_slots = [s(p) for p in self.graph.placeholders]
+    needed = set()                        # a view only kernels read (they read through it) is not run at all
+    map_arg(self.graph.nodes[-1].args, needed.add)
+    for step in self.plan:
+        if step[0] == 'kernel': needed.update(step[2])
+        elif step[0] == 'extern': needed.update(a for a in step[1].operands if isinstance(a, Node))
+        else: map_arg((step[1].node.args, step[1].node.kwargs), needed.add)
+    ops = []
     for step in self.plan:
         if step[0] == 'kernel':
             _, fn, ins, outs = step
-            arrs = [np.empty(shape, dtype=np.dtype(str(dt).split('.')[-1])) for _, shape, dt in outs]
-            fn(*[np.ascontiguousarray(env[i]).reshape(-1) for i in ins], *[a.reshape(-1) for a in arrs])
-            env.update({o: a for (o, _, _), a in zip(outs, arrs)})
-        elif step[0] == 'extern':
-            ir = step[1]; env[ir.node] = ir.fn(*[env[a] if isinstance(a, Node) else a for a in ir.operands])
+            ops.append(_kernel_op(fn, [s(i) for i in ins], [(s(o), sh, _NP_DTYPES[dt]) for o, sh, dt in outs]))
+            continue
+        ir = step[1]; n = ir.node
+        if step[0] == 'extern':
+            if _is_view(n) and n not in needed: continue
+            args = [('slot', s(a)) if isinstance(a, Node) else ('const', a) for a in ir.operands]
+            ops.append(_extern_op(_fast_fn(ir), args, s(n)))
+        elif step[0] == 'pointwise' and _val(n).dim() == 0 and _val(n).dtype in _NP_DTYPES:
+            ops.append(_extern_op(_scalar_fn(n), [('slot', s(a)) if isinstance(a, Node) else ('const', a) for a in n.args], s(n)))
         else:
-            n = step[1].node
-            env[n] = _np(n.target(*map_arg(n.args, lambda a: _tensor(env[a])), **map_arg(n.kwargs, lambda a: _tensor(env[a]))))
-    return map_arg(self.graph.nodes[-1].args[0], lambda a: _tensor(env[a]))
+            ops.append(_fallback_op(n, slot, s(n)))
+    self._ops, self._env = ops, [None] * len(slot)
+    out = self.graph.nodes[-1].args[0]
+    conv = lambda a: (slot[a], _out_tensor(_val(a).dtype if isinstance(_val(a), Tensor) else None))
+    flat = isinstance(out, (tuple, list)) and all(isinstance(a, Node) for a in out)
+    if flat:
+        pairs = [conv(a) for a in out]
+        self._output = lambda env: type(out)(f(env[i]) for i, f in pairs)
+    else:
+        self._output = lambda env: map_arg(out, lambda a: _tensor(env[slot[a]]))
+
+def _fallback_op(n: Node, slot: dict, k: int):
+    "A node the IR does not express, run eagerly through the dispatcher on tensors over the arrays."
+    def op(env):
+        get = lambda a: _tensor(env[slot[a]])
+        env[k] = _np(n.target(*map_arg(n.args, get), **map_arg(n.kwargs, get)))
+    return op
 
 @patch
 def print_trace(self: CompiledGraph, file=None):
@@ -369,7 +502,6 @@ def print_trace(self: CompiledGraph, file=None):
 def compile_fn(fn: Callable, example_inputs: list, fuse: bool = True, trace: bool | None = None) -> CompiledGraph:
     "Decompose `fn` on `example_inputs` and compile the result (inference only)."
     return CompiledGraph(decompose(fn, list(example_inputs)), fuse, trace)
-
 
 # %% ../../nbs/26_inductor.ipynb #66380d11
 import logging
