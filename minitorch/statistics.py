@@ -69,12 +69,13 @@ def _cum_ext(input: Tensor, dim: int, ge: bool, name: str) -> Any:
     if input.dim() == 0: return getattr(return_types, name)(input.clone(), zeros((), dtype=dt.int64))
     v = np.moveaxis(input.detach().cpu().numpy(), d, -1)
     idx = np.zeros(v.shape, dtype=np.int64)
+    fl = input.dtype.is_floating_point or input.dtype.is_complex   # bfloat16's numpy kind is not 'f': ask the dtype
     if v.shape[-1]:
         cur, ci = v[..., 0].copy(), np.zeros(v.shape[:-1], np.int64)
         for j in range(v.shape[-1]):
             x = v[..., j]
             with np.errstate(invalid='ignore'):
-                take = np.isnan(x) | (~np.isnan(cur) & ((x >= cur) if ge else (x <= cur))) if v.dtype.kind in 'fc' \
+                take = np.isnan(x) | (~np.isnan(cur) & ((x >= cur) if ge else (x <= cur))) if fl \
                     else ((x >= cur) if ge else (x <= cur))
             cur = np.where(take, x, cur); ci = np.where(take, j, ci); idx[..., j] = ci
     ind = tensor(np.ascontiguousarray(np.moveaxis(idx, -1, d)), device=input.device)

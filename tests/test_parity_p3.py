@@ -65,3 +65,13 @@ def test_shrink_grad_nan_follows_vector_lanes(op, dtype, shape, view):
     g = torch.randn(yt.shape, generator=torch.Generator().manual_seed(3), dtype=torch.float64).to(dtype)
     yt.backward(g); ym.backward(mtt(g))
     close(ym, yt); close(xm.grad, xt.grad, rtol=0, atol=0)
+
+
+@pytest.mark.parametrize('dtype', [torch.bfloat16, torch.float16, torch.float32])
+@pytest.mark.parametrize('op', ['cummin', 'cummax'])
+def test_cumext_nan_16bit(op, dtype):
+    "cummin/cummax: a NaN wins from where it appears on (bfloat16 too, whose numpy kind is not 'f')."
+    x = torch.tensor([[1., float('nan'), -1., 0.5, float('nan'), -2.], [3., 2., 2., 5., -1., 7.]]).to(dtype)
+    for d in (0, 1):
+        t, m = getattr(torch, op)(x, d), getattr(mt, op)(mtt(x), d)
+        close(m.values, t.values, rtol=0, atol=0); close(m.indices, t.indices)
