@@ -75,3 +75,13 @@ def test_cumext_nan_16bit(op, dtype):
     for d in (0, 1):
         t, m = getattr(torch, op)(x, d), getattr(mt, op)(mtt(x), d)
         close(m.values, t.values, rtol=0, atol=0); close(m.indices, t.indices)
+
+
+@pytest.mark.parametrize('dtype', [torch.float32, torch.bfloat16, torch.float64])
+def test_mode_rows_with_nan(dtype):
+    "mode on rows holding NaN: PyTorch's std::sort (NaN compares false both ways) then the first longest run."
+    rng = np.random.default_rng(5)
+    for _ in range(300):
+        r = torch.tensor(rng.choice([1., 2., 3., np.nan, -0.5], size=(3, int(rng.integers(1, 17))))).to(dtype)
+        t, m = torch.mode(r, -1), mt.mode(mtt(r), -1)
+        close(m.values, t.values, rtol=0, atol=0); close(m.indices, t.indices)
