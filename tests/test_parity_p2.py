@@ -94,3 +94,45 @@ def test_complex_ipow_and_grad():
     zm = mt.tensor(z[1:], requires_grad=True); wm = mt.tensor(w[1:], requires_grad=True)
     (zt ** wt).abs().sum().backward(); (zm ** wm).abs().sum().backward()
     _cclose(zt.grad, zm.grad); _cclose(wt.grad, wm.grad)
+
+
+def _cten(L, shape, seed, special=True):
+    rng = np.random.default_rng(seed)
+    z = rng.normal(size=shape) + 1j * rng.normal(size=shape)
+    if special:
+        flat = z.reshape(-1)
+        picks = rng.choice(flat.size, size=max(1, flat.size // 4), replace=False)
+        sp = [complex(math.inf, 0), complex(0, -math.inf), complex(math.nan, 1), complex(-math.inf, math.inf)]
+        for i, p in enumerate(picks): flat[p] = sp[i % len(sp)]
+    return L.tensor(z.tolist(), dtype=L.complex64)
+
+
+@pytest.mark.parametrize('beta,alpha', [(1, 1), (0, 1), (2, 1 - 1j), (0.5j, 3)])
+@pytest.mark.parametrize('seed', range(4))
+def test_addr_complex_special_values(beta, alpha, seed):
+    "PyTorch's addr kernel: beta * input + alpha * vec1 * vec2, complex products by alpha and beta even when 1."
+    t, m = _both(lambda L: L.addr(_cten(L, (4, 3), seed), _cten(L, (4,), seed + 10), _cten(L, (3,), seed + 20),
+                                  beta=beta, alpha=alpha))
+    _cclose(t, m)
+
+
+@pytest.mark.parametrize('beta,alpha', [(1, 1), (0, 1), (2, 1 - 1j)])
+@pytest.mark.parametrize('seed', range(4))
+def test_baddbmm_complex_special_values(beta, alpha, seed):
+    "PyTorch's small-baddbmm loop: the products summed one by one, then input * beta + alpha * sum."
+    t, m = _both(lambda L: L.baddbmm(_cten(L, (1, 3, 4), seed), _cten(L, (2, 3, 2), seed + 10),
+                                     _cten(L, (2, 2, 4), seed + 20), beta=beta, alpha=alpha))
+    _cclose(t, m)
+
+
+@pytest.mark.parametrize('op', ['addr', 'baddbmm'])
+def test_addr_baddbmm_complex_grads(op):
+    shapes = {'addr': ((4, 3), (4,), (3,)), 'baddbmm': ((1, 3, 4), (2, 3, 2), (2, 2, 4))}[op]
+    res = []
+    for L in (torch, mt):
+        xs = [_cten(L, s, i, special=False).requires_grad_() for i, s in enumerate(shapes)]
+        y = getattr(L, op)(*xs, beta=2 - 1j, alpha=0.5j)
+        (y * y.conj()).real.sum().backward() if L is torch else (y * y.conj()).real.sum().backward()
+        res.append([x.grad for x in xs])
+        assert type(y.grad_fn).__name__ == f"{op.capitalize()}Backward0"
+    for gt, gm in zip(*res): _cclose(gt, gm)
