@@ -50,7 +50,7 @@ def _warn_overlap(self: Tensor, name: str) -> None:
     "masked_fill_ and index_put_ still write into an expanded view, with PyTorch's deprecation warning."
     if _overlaps(self._data):
         import warnings
-        what = 'tensor[mask] = scalar' if name == 'masked_fill_' else 'tensor[indices] = tensor'
+        what = 'tensor[mask] = scalar' if name in ('masked_fill_', 'index_fill_') else 'tensor[indices] = tensor'
         warnings.warn(f"Use of {name} on expanded tensors is deprecated. Please clone() the tensor before performing "
                       f"this operation. This also applies to advanced indexing e.g. {what}", UserWarning, stacklevel=3)
 

@@ -146,6 +146,7 @@ def roll(input: Tensor, shifts: Any, dims: Any = None) -> Tensor:
 @patch
 def repeat(self: Tensor, *sizes: Any) -> Tensor:
     "Tile the tensor `sizes` times along each dim (new leading dims allowed)."
+    if not sizes: raise TypeError('repeat() missing 1 required positional arguments: "repeats"')
     sizes = _shape_args(sizes)
     if len(sizes) < self.ndim:
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor")
@@ -162,7 +163,7 @@ def tile(input: Tensor, dims: Sequence[int]) -> Tensor:
     "Like repeat, padding `dims` with leading ones."
     dims = tuple(dims)
     if len(dims) < input.ndim: dims = (1,) * (input.ndim - len(dims)) + dims
-    return input.repeat(*dims)
+    return input.repeat(tuple(dims))
 
 def repeat_interleave(input: Tensor, repeats: Any, dim: int | None = None) -> Tensor:
     "Repeat each element `repeats` times (flattened when `dim` is None)."
@@ -192,10 +193,11 @@ def index_select(input: Tensor, dim: int, index: Tensor, *, out: Any = None) -> 
 
 # %% ../nbs/08ca_indexing.ipynb #b9082cff
 _CTYPE = {'uint8': 'uint8_t', 'int8': 'int8_t', 'int16': 'int16_t', 'int32': 'int', 'int64': 'int64_t',
-          'float32': 'float', 'float64': 'double', 'complex64': 'c10::complex<float>',
-          'complex128': 'c10::complex<double>', 'complex32': 'c10::complex<c10::Half>'}
+          'float16': 'c10::Half', 'bfloat16': 'c10::BFloat16', 'float32': 'float', 'float64': 'double',
+          'complex64': 'c10::complex<float>', 'complex128': 'c10::complex<double>', 'complex32': 'c10::complex<c10::Half>'}
 
 _F32_MAX = 3.4028234663852886e38
+_MAX16 = {'float16': 65504.0, 'complex32': 65504.0, 'bfloat16': 3.3895313892515355e38}   # the 16-bit types' largest
 
 def _check_scalar(value: Any, dtype: dtype) -> None:
     "Refuse a Python number that does not fit `dtype`, as PyTorch does (numpy would wrap it around)."
@@ -211,7 +213,7 @@ def _check_scalar(value: Any, dtype: dtype) -> None:
         parts = [value.real, value.imag] if dtype.is_complex else [value.real]
     for p in parts:
         if dtype.is_floating_point or dtype.is_complex:
-            mx = 65504.0 if dtype is dt.complex32 else _F32_MAX if dtype is dt.complex64 or dtype is dt.float32 else None
+            mx = _MAX16.get(dtype.name) or (_F32_MAX if dtype is dt.complex64 or dtype is dt.float32 else None)
             if mx is not None and math.isfinite(p) and builtins.abs(p) > mx: raise err
             continue
         info = np.iinfo(dtype.numpy_dtype)

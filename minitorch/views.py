@@ -100,7 +100,9 @@ def _overwrite_node(name: str) -> type:
 
 def _make_inplace(name: str, fn: Callable, overlap_ok: bool = False) -> Callable:
     def f(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-        if not overlap_ok: _check_overlap(self)
+        if not overlap_ok:
+            if _overlaps(self._data): _check_inplace(self, *args)   # autograd's refusals come first
+            _check_overlap(self)
         else: _warn_overlap(self, name)
         if name in _CAST_FIRST and args: _check_cast(self, args[0])
         return inplace(self, fn, *args, **kwargs)
@@ -199,6 +201,7 @@ def _random_fill(self: Tensor, arr: np.ndarray) -> Tensor:
         src = tensor(arr, dtype=self.dtype, device=self._device)
     if _State.grad_enabled and self._requires_grad and self.grad_fn is None:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+    _check_overlap(self)   # a sample for each element cannot land in an expanded view
     get_backend(self._device.type).assign(self._data, src._data)
     self._vbox[0] += 1
     return self
@@ -297,11 +300,31 @@ Tensor.scatter_ = _make_inplace('scatter_', scatter)
 
 Tensor.scatter_add_ = _make_inplace('scatter_add_', scatter_add)
 
-Tensor.index_put_ = _make_inplace('index_put_', index_put, overlap_ok=True)
+# On an expanded view PyTorch's kernel writes element by element: a memory location that several indexed
+# elements share is written (or, with `accumulate=True`, added to) once for each of them, in index order.
+def _index_put_(self: Tensor, indices: Sequence[Tensor], values: Any, accumulate: bool = False) -> Tensor:
+    "In-place `index_put`."
+    if self._device.type != 'cpu' or not _overlaps(self._data):
+        return inplace(self, index_put, indices, values, accumulate)
+    _warn_overlap(self, 'index_put_')
+    if _check_inplace(self, values): return inplace(self, index_put, indices, values, accumulate)
+    with _NoGrad(): index_put(self, indices, values, accumulate)   # PyTorch's checks (dtypes, shapes, bounds)
+    bk = get_backend('cpu')
+    key = _np_key(tuple(indices), self)
+    vd, shape = _data_as(values, self.dtype, bk), bk.index(self._data, key).shape
+    bk.index_put(self._data, key, vd if vd.shape == shape else _expand_data(vd, shape), accumulate)
+    self._vbox[0] += 1
+    return self
 
-Tensor.tril_ = _make_inplace('tril_', tril)
+Tensor.index_put_ = _index_put_
 
-Tensor.triu_ = _make_inplace('triu_', triu)
+# tril_/triu_ only zero the elements outside the triangle, so PyTorch lets them write into an expanded view.
+def _tri_inplace(name: str, fn: Callable) -> Callable:
+    def f(self: Tensor, diagonal: int = 0) -> Tensor: return inplace(self, fn, diagonal)
+    f.__name__, f.__doc__ = name, f"In-place version of `{fn.__name__}`."
+    return f
+
+Tensor.tril_, Tensor.triu_ = _tri_inplace('tril_', tril), _tri_inplace('triu_', triu)
 
 # The in-place scans keep the tensor's dtype: a `dtype=` that differs is an error, and bool (whose
 # out-of-place scan gives int64) has no in-place kernel.
