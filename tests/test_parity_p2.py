@@ -136,3 +136,20 @@ def test_addr_baddbmm_complex_grads(op):
         res.append([x.grad for x in xs])
         assert type(y.grad_fn).__name__ == f"{op.capitalize()}Backward0"
     for gt, gm in zip(*res): _cclose(gt, gm)
+
+
+@pytest.mark.skipif(not (mt.cuda.is_available() or mt.cuda.is_simulator()), reason="no cuda device or simulator")
+def test_polar_complex_view_as_real_on_cuda():
+    "complex/polar/view_as_real/view_as_complex reinterpret the device buffer as they do numpy storage."
+    a, b = [1., 2., math.inf], [0.5, 1., 0.]
+    t = torch.polar(torch.tensor(a), torch.tensor(b))
+    m = mt.polar(mt.tensor(a, device='cuda'), mt.tensor(b, device='cuda'))
+    assert m.device.type == 'cuda'
+    _cclose(t, m.cpu())
+    z = mt.tensor([1j, 2 + 0.5j], device='cuda')
+    r = mt.view_as_real(z)
+    assert r.device.type == 'cuda' and r.cpu().tolist() == [[0., 1.], [2., 0.5]]
+    assert mt.view_as_complex(mt.tensor([1., 2., 3.], device='cuda')[:2]).cpu().item() == 1 + 2j
+    x = mt.tensor([1., 2.], device='cuda', requires_grad=True)
+    mt.view_as_real(mt.complex(x, x * 2)).sum().backward()
+    assert x.grad.cpu().tolist() == [3., 3.]
