@@ -255,6 +255,7 @@ class KernelSource:
         self.is_row = {n: ir.kind == 'reduction' or ir.shape != S for n, ir in self.members.items()}
         self.f32 = _val(group.nodes[0].node).dtype == minitorch.float32
         self.inputs, self.outputs = [], [ir.node for ir in group.nodes if ir.node in users_outside]
+        self.buffered: set = set()       # element values a loop stored in a row buffer `b_<name>` for later loops
     def load(self, a: Node, elem: bool) -> str:
         "A load of input `a` at row `r` (and column `c` if `elem`): strides 0 where `a` broadcasts."
         a, shape = _resolve(a)
@@ -268,17 +269,22 @@ class KernelSource:
         if not isinstance(a, Node):       # a literal in the kernel's dtype, so float32 math stays float32 (erff, expf)
             lit = repr(a) if type(a) is int else repr(float(a))
             return f'np.float32({lit})' if self.f32 and type(a) is not int else lit
+        if a in self.buffered and elem: return f'b_{a.name}[c]'
         if a in self.members: return ('r_' if self.is_row[a] else 'e_') + a.name
         return self.load(a, elem)
     def expr(self, ir: IRNode, elem: bool) -> str:
         return POINTWISE[_name(ir.node)].format(*(self.val(a, elem) for a in ir.node.args))
-    def elem_chain(self, roots) -> list[str]:
-        "Statements computing the element-wise members `roots` need, in graph order (recomputed per loop)."
+    def chain_nodes(self, roots) -> set:
+        "The element-wise members a loop computing `roots` computes (not those held in a row buffer)."
         need, todo = set(), [r for r in roots if isinstance(r, Node)]
         while todo:
             n = todo.pop()
-            if n in need or n not in self.members or self.is_row[n]: continue
+            if n in need or n not in self.members or self.is_row[n] or n in self.buffered: continue
             need.add(n); todo += [a for a in n.args if isinstance(a, Node)]
+        return need
+    def elem_chain(self, roots) -> list[str]:
+        "Statements computing the element-wise members `roots` need, in graph order (recomputed per loop)."
+        need = self.chain_nodes(roots)
         return [f'e_{ir.node.name} = {self.expr(ir, True)}' for ir in self.group.nodes if ir.node in need]
     def params(self) -> str: return ', '.join([f'in{i}' for i in range(len(self.inputs))] + [f'out{k}' for k in range(len(self.outputs))])
 
@@ -286,31 +292,41 @@ class KernelSource:
 def generate(group: FusedGroup, users_outside: set) -> tuple[str, list[Node], list[Node]]:
     "Numba source of one fused kernel; returns (source, input nodes, output nodes). The kernel is called `kernel`."
     k = KernelSource(group, users_outside)
-    rows, cols, body = k.rows, k.cols, []
+    rows, cols, body, alloc = k.rows, k.cols, [], []
+    par = rows * cols >= PARALLEL_MIN           # threads cost more than they save on a small kernel
+    outs = k.outputs
+    elem_outs = [n for n in outs if not k.is_row[n]]
+    reds = [ir.node for ir in group.nodes if k.is_row[ir.node] and ir.kind == 'reduction']
+    loops = [k.chain_nodes([n.args[0]]) for n in reds] + [k.chain_nodes(elem_outs)]   # what each column loop computes
     for ir in group.nodes:
         if not k.is_row[ir.node]: continue
         n = ir.node
         if ir.kind == 'pointwise': body.append(f'r_{n.name} = {k.expr(ir, False)}'); continue
         init, comb, fin = REDUCTIONS[_name(n)]
+        i = reds.index(n)
+        later = set().union(*loops[i + 1:])
+        # a transcendental value (exp, erf, log) a later loop needs again is stored, not computed twice
+        keep = [m for m in k.chain_nodes([n.args[0]]) if m in later and 'math.' in POINTWISE[_name(m)]]
         body.append(f'acc = {init}')
         body.append(f'for c in range({cols}):')
         body += ['    ' + s for s in k.elem_chain([n.args[0]])]
+        body += [f'    b_{m.name}[c] = e_{m.name}' for m in keep]
         body.append('    acc = ' + comb.format(acc='acc', v=k.val(n.args[0], True)))
         body.append(f'r_{n.name} = ' + fin.format(acc='acc', n=cols))
-    outs = k.outputs
-    elem_outs = [n for n in outs if not k.is_row[n]]
+        alloc += [f'b_{m.name} = np.empty({cols}, np.{"float32" if _val(m).dtype == minitorch.float32 else "float64"})' for m in keep]
+        k.buffered.update(keep)
     body += [f'out{outs.index(n)}[r] = r_{n.name}' for n in outs if k.is_row[n]]
     if elem_outs:
         body.append(f'for c in range({cols}):')
         body += ['    ' + s for s in k.elem_chain(elem_outs)]
-        body += [f'    out{outs.index(n)}[r * {cols} + c] = e_{n.name}' for n in elem_outs]
-    par = rows * cols >= PARALLEL_MIN           # threads cost more than they save on a small kernel
+        body += [f'    out{outs.index(n)}[r * {cols} + c] = {k.val(n, True)}' for n in elem_outs]
+    if par: body, alloc = alloc + body, []      # each thread its own row buffers
     # fastmath 'nsz' only: a value recomputed in two loops must round alike (see below)
     lines = ['import math, numba', 'import numpy as np', '',
              f'@numba.njit(parallel={par}, cache=True, fastmath={{"nsz"}})',
-             f'def kernel({k.params()}):', f'    for r in {"numba.prange" if par else "range"}({rows}):'] + ['        ' + s for s in body]
+             f'def kernel({k.params()}):'] + ['    ' + s for s in alloc] + [
+             f'    for r in {"numba.prange" if par else "range"}({rows}):'] + ['        ' + s for s in body]
     return '\n'.join(lines) + '\n', k.inputs, k.outputs
-
 
 # %% ../../nbs/26_inductor.ipynb #2e67ed0f
 def cache_dir() -> Path:
@@ -344,7 +360,8 @@ def _debug(trace: bool | None = None) -> bool:
     return config.trace or os.environ.get('MINITORCH_COMPILE_DEBUG', '') not in ('', '0')
 
 def _np(v): return v.detach().numpy() if isinstance(v, Tensor) else v
-def _tensor(v): return minitorch.from_numpy(np.ascontiguousarray(v)) if isinstance(v, np.ndarray) else v
+def _tensor(v):        # (np.ascontiguousarray makes a 0-d array 1-d: a scalar would come back with shape [1])
+    return minitorch.from_numpy(v if v.flags.c_contiguous else np.ascontiguousarray(v)) if isinstance(v, np.ndarray) else v
 def _device(g: Graph) -> str:
     "'cuda' when a graph input lives on the GPU: its kernels are then generated for numba.cuda (chapter 26a)."
     return next((_val(p).device.type for p in g.placeholders if isinstance(_val(p), Tensor)), 'cpu')
@@ -353,7 +370,6 @@ def _cuda_codegen():
     return cuda_codegen
 
 counters = {'graphs': 0, 'kernels': 0}     # how many graphs and kernels this process built (tests read it)
-
 
 # %% ../../nbs/26_inductor.ipynb #16b7d666
 class CompiledGraph:
