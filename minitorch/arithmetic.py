@@ -529,10 +529,18 @@ _round0 = _make_unary('round')
 negative, absolute, arcsin, arccos, arctan, arcsinh, arccosh, arctanh = neg, abs, asin, acos, atan, asinh, acosh, atanh
 fix = trunc
 
-def round(input: Tensor, *, decimals: int = 0, out: Any = None) -> Tensor:
+class _Zero(int):
+    "The default `decimals=0`, told apart from a 0 the caller passes: PyTorch refuses `round(int_t, decimals=0)`."
+_NO_DECIMALS = _Zero(0)
+
+def round(input: Tensor, *, decimals: int = _NO_DECIMALS, out: Any = None) -> Tensor:
     "Round half to even (to `decimals` places)."
     if out is not None: return _write_out(round(input, decimals=decimals), out, 'round')
-    if decimals == 0: return _round0(input)
+    if decimals == 0:
+        if decimals is not _NO_DECIMALS and not input.dtype.is_floating_point:   # the float kernel, named
+            check_kernel('round', input.dtype)
+            raise NotImplementedError(f'"round_vml_cpu" not implemented for \'{torch_name(input.dtype)}\'')
+        return _round0(input)
     check_kernel('round_decimals', input.dtype)
     s = 10.0 ** builtins.abs(decimals)   # PyTorch: nearbyint(x * 10^d) / 10^d (x / 10^-d for d < 0), in float32 for halves
     if decimals > 0: return opmath(lambda x: _round0(x * s) / s, input)

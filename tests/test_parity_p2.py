@@ -153,3 +153,13 @@ def test_polar_complex_view_as_real_on_cuda():
     x = mt.tensor([1., 2.], device='cuda', requires_grad=True)
     mt.view_as_real(mt.complex(x, x * 2)).sum().backward()
     assert x.grad.cpu().tolist() == [3., 3.]
+
+
+@pytest.mark.parametrize('dtype', ['int16', 'uint8', 'bool', 'float32'])
+@pytest.mark.parametrize('call', [lambda L, x: L.round(x, decimals=0), lambda L, x: x.round(decimals=0),
+                                  lambda L, x: x.clone().round_(decimals=0), lambda L, x: L.round(x), lambda L, x: x.round()])
+def test_round_explicit_decimals_zero(dtype, call):
+    "round(int_t) copies, but round(int_t, decimals=0) is PyTorch's float kernel, refused for integers."
+    t, m = _both(lambda L: call(L, L.tensor([1, 0], dtype=getattr(L, dtype))))
+    if isinstance(t, Exception): _same_error(t, m)
+    else: _same(t, m, exact=True)
