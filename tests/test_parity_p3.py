@@ -85,3 +85,26 @@ def test_mode_rows_with_nan(dtype):
         r = torch.tensor(rng.choice([1., 2., 3., np.nan, -0.5], size=(3, int(rng.integers(1, 17))))).to(dtype)
         t, m = torch.mode(r, -1), mt.mode(mtt(r), -1)
         close(m.values, t.values, rtol=0, atol=0); close(m.indices, t.indices)
+
+
+nan, inf = float('nan'), float('inf')
+
+
+@pytest.mark.parametrize('case', [
+    (lambda L, a: L.var(a, dim=-1), torch.tensor([-inf, -3.15, -1.82], dtype=torch.float64)),   # inf grads, not NaN
+    (lambda L, a: L.var(a), torch.tensor([2.0, inf, 1.0], dtype=torch.float64)),
+    (lambda L, a: L.std(a, correction=2, dim=0), torch.tensor([1 + 2j, 3 - 1j], dtype=torch.complex128)),  # dof 0, dim
+    (lambda L, a: L.std(a, correction=1, dim=0), torch.tensor([[0.1 + 0.7j, 1.3 - 0.2j]]).expand(3, 2)),   # var 0
+    (lambda L, a: L.std(a, dim=0), torch.tensor([[0.1, 1.3, 2.7]], dtype=torch.float64).expand(3, 3)),
+    (lambda L, a: L.var_mean(a, correction=0)[1], torch.tensor([-2.06 - 2.47j, complex(nan, 0), 0.3 + 2j])),
+    (lambda L, a: L.std_mean(a)[1], torch.tensor([[inf, 1.0], [2.0, 3.0]], dtype=torch.float64)),    # Welford mean
+    (lambda L, a: L.std_mean(a)[1], torch.tensor([[inf, 1.0], [2.0, 3.0]], dtype=torch.float64).t()),
+    (lambda L, a: L.var_mean(a, 0)[1], torch.tensor([[1.0, 1.0], [inf, 3.0]], dtype=torch.float64)),
+    (lambda L, a: L.var_mean(a)[1], torch.tensor([[1.0 + 1j, complex(inf, 1)], [2.0, 3.0]])),
+])
+def test_var_family_special_values(case):
+    "var/std's gradient is PyTorch's var_backward formula; var_mean/std_mean's mean is its Welford (and per-part) mean."
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        grads(*case)
