@@ -401,18 +401,10 @@ class CompiledGraph:
     @property
     def kernel_count(self) -> int: return kernel_count(self.steps)
 
-# %% ../../nbs/26_inductor.ipynb #dc8e22bc
-@patch
-def __call__(self: CompiledGraph, *args):
-    if self.device == 'cuda': return _cuda_codegen().run_cuda(self, args)
-    env = self._env[:]                      # one slot per value: a list, not a dict of nodes
-    for i, a in zip(self._in_slots, args): env[i] = a.numpy(force=True) if isinstance(a, Tensor) else a
-    for op in self._ops: op(env)
-    return self._output(env)
-
+# %% ../../nbs/26_inductor.ipynb #a7c31e02
 def _out_tensor(dtype):
     "numpy array -> cpu tensor over it (no copy when contiguous), the dtype known when the graph was compiled."
-    from ..backends import make_data
+    from minitorch.backends import make_data
     def f(a):
         if not isinstance(a, np.ndarray): return a
         if not a.flags.c_contiguous or a.dtype != _NP_DTYPES.get(dtype): return _tensor(a)
@@ -459,6 +451,14 @@ def _fast_fn(ir: IRNode):
     if name in ('t', 'transpose') and isinstance(n.args[0], Node) and _val(n.args[0]).dim() == 2: return np.transpose
     return ir.fn
 
+def _fallback_op(n: Node, slot: dict, k: int):
+    "A node the IR does not express, run eagerly through the dispatcher on tensors over the arrays."
+    def op(env):
+        get = lambda a: _tensor(env[slot[a]])
+        env[k] = _np(n.target(*map_arg(n.args, get), **map_arg(n.kwargs, get)))
+    return op
+
+# %% ../../nbs/26_inductor.ipynb #dc8e22bc
 @patch
 def _prepare(self: CompiledGraph):
     "The plan as a list of small closures over a list of slots: what one call runs, nothing looked up per call."
@@ -498,13 +498,16 @@ def _prepare(self: CompiledGraph):
     else:
         self._output = lambda env: map_arg(out, lambda a: _tensor(env[slot[a]]))
 
-def _fallback_op(n: Node, slot: dict, k: int):
-    "A node the IR does not express, run eagerly through the dispatcher on tensors over the arrays."
-    def op(env):
-        get = lambda a: _tensor(env[slot[a]])
-        env[k] = _np(n.target(*map_arg(n.args, get), **map_arg(n.kwargs, get)))
-    return op
 
+@patch
+def __call__(self: CompiledGraph, *args):
+    if self.device == 'cuda': return _cuda_codegen().run_cuda(self, args)
+    env = self._env[:]                      # one slot per value: a list, not a dict of nodes
+    for i, a in zip(self._in_slots, args): env[i] = a.numpy(force=True) if isinstance(a, Tensor) else a
+    for op in self._ops: op(env)
+    return self._output(env)
+
+# %% ../../nbs/26_inductor.ipynb #a7c31e04
 @patch
 def print_trace(self: CompiledGraph, file=None):
     "The debug view: the graph, its fusion groups (one step a line), then each kernel's source."
