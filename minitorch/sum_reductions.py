@@ -144,18 +144,28 @@ class Prod(Function):
     _node_name = 'ProdBackward1'
     @staticmethod
     def forward(ctx, x, dims, keepdim, out_dtype):
-        ctx.save_for_backward(x)
         ctx.dims, ctx.keepdim = dims, keepdim
-        return reduce_data('prod', x, dims, keepdim, out_dtype, out_dtype)     # cast first, then multiply
+        y = reduce_data('prod', x, dims, keepdim, out_dtype, out_dtype)        # cast first, then multiply
+        ctx.save_for_backward(x, y)
+        return y
     @staticmethod
     def backward(ctx, g):
-        x, = ctx.saved_tensors
+        "PyTorch's prod_backward: g * conj(result / x) when no element is 0, else the exact exclusive products."
+        x, y = ctx.saved_tensors
+        if x.ndim == 0: return g, None, None, None
+        x = x.to(g.dtype)                                   # PyTorch casts the input to the result's dtype
+        zeros = int(np.count_nonzero(to_numpy((x == 0)._data)))
         dims = ctx.dims
-        if len(dims) != 1 or x.ndim == 0:
-            flat = x.reshape(-1)
-            gx = _prod_others(flat, 0).reshape(x.shape)
-            return _cj(gx) * _grad_back(g, x.shape, tuple(range(x.ndim)), ctx.keepdim), None, None, None
-        return _cj(_prod_others(x, dims[0])) * _grad_back(g, x.shape, dims, ctx.keepdim), None, None, None
+        if len(dims) != 1:                                  # every element
+            if zeros == 0: return g * _cj(y / x), None, None, None
+            if zeros > 1 and not is_grad_enabled(): return zeros_like(x), None, None, None
+            if x.numel() == 1: return g.reshape(x.shape), None, None, None
+            return (g * _cj(_prod_others(x.reshape(-1), 0))).reshape(x.shape), None, None, None
+        d = dims[0]
+        if not ctx.keepdim: g, y = g.unsqueeze(d), y.unsqueeze(d)
+        if zeros == 0: return g * _cj(y / x), None, None, None
+        if x.shape[d] == 1: return g, None, None, None
+        return g * _cj(_prod_others(x, d)), None, None, None
 
 def _prod_others(x: Tensor, dim: int) -> Tensor:
     "For each element, the product of the other elements along `dim` (exact with zeros): exclusive cumprods."

@@ -108,3 +108,18 @@ def test_var_family_special_values(case):
     with warnings.catch_warnings():
         warnings.simplefilter('ignore')
         grads(*case)
+
+
+@pytest.mark.parametrize('case', [
+    (lambda L, a: L.prod(a, dim=-2), torch.tensor([[inf], [2.0], [nan]])),
+    (lambda L, a: L.prod(a, dim=0), torch.tensor([[inf, 0.0, 2.0], [3.0, 4.0, 0.5]], dtype=torch.float64)),
+    (lambda L, a: L.prod(a, 1, keepdim=True), torch.tensor([[inf, 1.0, 2.0], [0.0, 4.0, 0.0]], dtype=torch.float64)),
+    (lambda L, a: L.prod(a), torch.tensor([[inf, 1.0], [2.0, 3.0]], dtype=torch.float64)),
+    (lambda L, a: L.prod(a), torch.tensor([[nan, 0.0], [2.0, 0.0]], dtype=torch.float64)),   # two zeros: all 0
+    (lambda L, a: L.prod(a), torch.tensor([[nan, 0.0], [2.0, 3.0]], dtype=torch.float64)),
+    (lambda L, a: L.prod(a, 0), torch.tensor([[1 + 2j, complex(inf, 1)], [2.0, 3.0 - 1j]])),
+    (lambda L, a: L.prod(a, 0, dtype=L.float64), torch.tensor([[1.5, 2.0], [0.25, 3.0]])),
+])
+def test_prod_grad_special_values(case):
+    "prod's gradient is PyTorch's prod_backward: g * conj(result / x) unless a zero needs the exclusive products."
+    grads(*case)
