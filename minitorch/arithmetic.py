@@ -172,7 +172,11 @@ class Remainder(Function):
     @staticmethod
     def forward(ctx, a, b):
         _save_operands(ctx, a, b, ctx.needs_input_grad[1])
-        return binary_forward('remainder', a, b)
+        out = binary_forward('remainder', a, b)
+        if out.dtype.is_floating_point:   # PyTorch adjusts C's fmod, so a zero keeps the dividend's sign (numpy: divisor's)
+            z = binary_forward('eq', out, 0, out_dtype=dt.bool)
+            if z.any(): out = where(z, binary_forward('copysign', out, a, out.dtype), out)
+        return out
     @staticmethod
     def backward(ctx, g):
         if not ctx.needs_input_grad[1]: return g, None

@@ -163,3 +163,28 @@ def test_round_explicit_decimals_zero(dtype, call):
     t, m = _both(lambda L: call(L, L.tensor([1, 0], dtype=getattr(L, dtype))))
     if isinstance(t, Exception): _same_error(t, m)
     else: _same(t, m, exact=True)
+
+
+@pytest.mark.parametrize('dtype', ['float16', 'bfloat16', 'float32', 'float64'])
+def test_remainder_zero_keeps_dividend_sign(dtype):
+    "PyTorch's remainder adjusts C's fmod: a zero result has the dividend's sign (numpy gives the divisor's)."
+    x = [-3., 3., -6., 2., 6.]
+    for f in (lambda L: 0 % L.tensor(x, dtype=getattr(L, dtype)), lambda L: L.tensor(x, dtype=getattr(L, dtype)) % -3,
+              lambda L: L.tensor([-3, 3, 6]) % L.tensor(3.0, dtype=getattr(L, dtype)),
+              lambda L: L.remainder(-6, L.tensor(x, dtype=getattr(L, dtype)))):
+        t, m = _both(f)
+        sign = lambda v: [math.copysign(1, a) for a in v.tolist()]
+        assert sign(t) == sign(m), (t, m)
+        # the sign matters downstream: 1 / (0 % x) is +inf or -inf
+        _same(1 / t.double(), 1 / m.double(), exact=True)
+
+
+@pytest.mark.parametrize('dtype', ['complex64', 'complex128'])
+def test_imag_backward_has_zero_real_part(dtype):
+    "imag's gradient is 0 + g i: an infinite g gives (0, inf), not (nan, inf) as g * 1j would."
+    res = []
+    for L in (torch, mt):
+        x = L.tensor([1 + 1j, 2 + 2j, 3j], dtype=getattr(L, dtype), requires_grad=True)
+        x.imag.backward(L.tensor([math.inf, math.nan, -2.], dtype=x.real.dtype))
+        res.append(x.grad)
+    _cclose(*res)
