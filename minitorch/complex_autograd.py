@@ -16,7 +16,8 @@ from .autograd import Function, grad
 from .ops import unary_forward, where, _float_of
 
 # %% auto #0
-__all__ = ['Angle', 'angle', 'ViewAsReal', 'ViewAsComplex', 'view_as_real', 'view_as_complex', 'complex', 'polar', 'gradcheck']
+__all__ = ['Angle', 'angle', 'ViewAsReal', 'ViewAsComplex', 'view_as_real', 'view_as_complex', 'complex', 'polar', 'Polar',
+           'gradcheck']
 
 # %% ../nbs/18_complex_autograd.ipynb #788ffc36
 class Angle(Function):
@@ -145,4 +146,24 @@ def polar(abs: Tensor, angle: Tensor) -> Tensor:
     _check_complex_parts(abs, angle)
     if abs.dtype == dt.float16:
         raise NotImplementedError('"polar_cpu" not implemented for \'Half\'')   # as PyTorch on CPU
-    return complex(abs * angle.cos(), abs * angle.sin())
+    return Polar.apply(abs, angle)
+
+class Polar(Function):
+    "r e^{iθ}; PyTorch's derivative from the result z: grad r = Re(conj(g) sgn(z)), grad θ = Re(conj(g) i z)."
+    _node_name = 'PolarBackward0'
+    @staticmethod
+    def forward(ctx, r: Tensor, th: Tensor) -> Tensor:
+        z = complex(r * th.cos(), r * th.sin())
+        z = Tensor._make(z._data, z.dtype, z._device)   # the stacked pair is a temporary: the result owns its memory
+        ctx.save_for_backward(z)
+        if hasattr(ctx, 'save_for_forward'): ctx.save_for_forward(th, z)
+        return z
+    @staticmethod
+    def backward(ctx, g: Tensor) -> tuple:
+        z, = ctx.saved_tensors
+        gc = g.conj()
+        return (gc * z.sgn()).real, (gc * (z * 1j)).real
+    @staticmethod
+    def jvp(ctx, tr: Tensor, tth: Tensor) -> Tensor:
+        th, z = ctx.saved_tensors
+        return tr * complex(th.cos(), th.sin()) + tth * (z * 1j)

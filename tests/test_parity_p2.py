@@ -188,3 +188,16 @@ def test_imag_backward_has_zero_real_part(dtype):
         x.imag.backward(L.tensor([math.inf, math.nan, -2.], dtype=x.real.dtype))
         res.append(x.grad)
     _cclose(*res)
+
+
+@pytest.mark.parametrize('dtype', ['float32', 'float64'])
+def test_polar_grads_follow_pytorch(dtype):
+    "polar's backward is PyTorch's polar_backward: Re(conj(g) sgn(z)) flips sign for a negative abs, 0 at abs = 0."
+    res = []
+    for L in (torch, mt):
+        a = L.tensor([1., -2., 0., 3.], dtype=getattr(L, dtype), requires_grad=True)
+        b = L.tensor([[0.5, 1., 2., -1.]] * 2, dtype=getattr(L, dtype), requires_grad=True)
+        z = L.polar(a, b)
+        (z * L.tensor([1 + 2j, -1 + 0.5j, 2j, 1.], dtype=z.dtype)).real.sum().backward()
+        res.append((a.grad, b.grad))
+    for t, m in zip(*res): _same(t, m)
