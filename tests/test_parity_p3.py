@@ -123,3 +123,12 @@ def test_var_family_special_values(case):
 def test_prod_grad_special_values(case):
     "prod's gradient is PyTorch's prod_backward: g * conj(result / x) unless a zero needs the exclusive products."
     grads(*case)
+
+
+@pytest.mark.parametrize('op', ['smooth_l1_loss', 'huber_loss'])
+@pytest.mark.parametrize('reduction', ['sum', 'none', 'mean'])
+def test_smooth_l1_huber_grad_at_inf(op, reduction):
+    "smooth_l1/huber: an infinite difference has gradient +-1 (times delta), as PyTorch's backward kernels."
+    x = torch.tensor([0.78, inf, -2.3, 2.59, -inf, nan, 0.1], dtype=torch.float64)
+    y = torch.tensor([2.2, 0.33, 5.97, 0.65, 3.5, 1.0, 0.2], dtype=torch.float64)
+    grads(lambda L, a, b: getattr(L.nn.functional, op)(a, b, reduction=reduction), x, y)
