@@ -81,13 +81,38 @@ def cross(input: Tensor, other: Tensor, dim: int | None = None, *, out: Any = No
     "Cross product of 3-vectors along `dim` (default: the first dim of size 3, with a warning in PyTorch)."
     if out is not None: return _write_out(cross(input, other, dim), out, 'cross')
     if dim is None: dim = next(i for i, s in enumerate(input.shape) if s == 3)
+    if input.dim() != other.dim(): raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    from minitorch.tensor_data import normalize_dim
+    dim = normalize_dim(dim, input.dim())
     if input.shape[dim] != 3 or other.shape[dim] != 3:
         raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got {input.shape[dim]} and {other.shape[dim]}")
     if input.dtype is dt.bool: raise NotImplementedError('"cross" not implemented for \'Bool\'')   # the kernel's dtypes
     if other.dtype is not input.dtype:
         raise RuntimeError(f"expected scalar type {torch_name(input.dtype)} but found {torch_name(other.dtype)}")
-    a = [input.select(dim, i) for i in range(3)]; b = [other.select(dim, i) for i in range(3)]
-    return stack([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]], dim % input.dim())
+    return _Cross.apply(input, other, dim % input.dim())
+
+def _cross(x: Tensor, y: Tensor, d: int) -> Tensor:
+    "The kernel's arithmetic: `a1*b2 - a2*b1`, ... (complex parts subtract on their own: no `alpha` spreading NaN)."
+    a = [x.select(d, i) for i in range(3)]; b = [y.select(d, i) for i in range(3)]
+    def sub(p, q):
+        from minitorch import complex as cplx
+        return cplx(p.real - q.real, p.imag - q.imag) if p.dtype.is_complex else p - q
+    return stack([sub(a[1] * b[2], a[2] * b[1]), sub(a[2] * b[0], a[0] * b[2]), sub(a[0] * b[1], a[1] * b[0])], d)
+
+class _Cross(Function):
+    "PyTorch's derivative: `cross(other.conj(), grad)` and `cross(grad, input.conj())` (summed to each shape)."
+    _node_name = 'LinalgCrossBackward0'
+    @staticmethod
+    def forward(ctx, x, y, d):
+        ctx.save_for_backward(x, y); ctx.d = d
+        return _cross(x, y, d)
+    @staticmethod
+    def backward(ctx, g):
+        from minitorch.ops import sum_to_shape
+        x, y = ctx.saved_tensors
+        gx = sum_to_shape(_cross(y.conj(), g, ctx.d), tuple(x.shape)) if ctx.needs_input_grad[0] else None
+        gy = sum_to_shape(_cross(g, x.conj(), ctx.d), tuple(y.shape)) if ctx.needs_input_grad[1] else None
+        return gx, gy, None
 
 def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
     "p-norm of `input - other`."
@@ -440,6 +465,8 @@ def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> T
 # %% ../nbs/08db_building.ipynb #9cec18a0
 def unique_consecutive(input: Tensor, return_inverse: bool = False, return_counts: bool = False, dim: int | None = None) -> Any:
     "Collapse runs of equal consecutive elements (of the flattened input)."
+    if input.dtype.is_complex and input._device.type == 'cpu':
+        raise NotImplementedError(f"\"unique\" not implemented for '{torch_name(input.dtype)}'")
     if dim is not None: raise NotImplementedError("unique_consecutive: dim")
     a = input.detach().cpu().numpy().reshape(-1)
     start = np.ones(a.size, bool)

@@ -186,3 +186,67 @@ def test_permute_0d_complex_grad():
     for x in (t, m):
         (x.permute(()) * 3).abs().backward()
     same(m.grad, t.grad)
+
+
+def test_cross_complex_inf_and_grad():
+    "seed 300116: the kernel's `a1*b2 - a2*b1` (no alpha multiply) and PyTorch's cross-product derivative."
+    t, m = both(lambda lib: lib.cross(lib.tensor([[1 + 1j, -3.6641 + 0.6959j, 2 + 0j]]),
+                                      lib.tensor([[1 + 1j, complex(-float('inf'), 0), 2 + 0j]]), dim=-1))
+    same(m, t)
+    def g(lib):
+        x = lib.tensor(np.arange(6.).reshape(2, 3) + 1j, requires_grad=True)
+        y = lib.tensor(np.array([[1., -2, 4]]) * (1 - 2j), requires_grad=True)
+        (lib.cross(x, y, dim=-1) * lib.tensor([[1 + 2j, 3, 4j]])).abs().sum().backward()
+        return x.grad, y.grad
+    (tx, ty), (mx, my) = both(g)
+    same(mx, tx); same(my, ty)
+    same_error(lambda lib: lib.cross(lib.ones(3), lib.ones(1, 3)), 'same number of dimensions')
+    same_error(lambda lib: lib.cross(lib.ones(2, 3), lib.ones(2, 3), dim=5), 'Dimension out of range')
+
+
+@pytest.mark.parametrize('name,dtype', [('uniform_', 'int32'), ('normal_', 'int32'), ('bernoulli_', 'complex64'),
+                                        ('random_', 'complex64'), ('exponential_', 'int32'), ('exponential_', 'complex64')])
+@pytest.mark.parametrize('expanded', [False, True])
+def test_random_inplace_dtype_errors_and_their_order(name, dtype, expanded):
+    "seeds 301022, 301972: each sampler's dtype check, before or after the overlap check as in PyTorch."
+    def f(lib):
+        x = lib.zeros(1, 3, dtype=getattr(lib, dtype))
+        return getattr(x.expand(2, 3) if expanded else x, name)()
+    same_error(f, None)
+    t, m = both(f)
+    assert str(t) == str(m)
+
+
+@pytest.mark.parametrize('call', ["uniform_(1, 0)", "normal_(0, -1)", "exponential_(-1)", "bernoulli_(2)", "random_(5, 2)"])
+def test_random_inplace_argument_errors(call):
+    t, m = both(lambda lib: eval(f"lib.zeros(2, 3).{call}"))
+    assert type(t) is type(m) and str(t) == str(m), (t, m)
+
+
+def test_topk_unique_dtypes_on_cpu():
+    "seeds 300319, 300150."
+    same_error(lambda lib: lib.ones(3, dtype=lib.bool).topk(2), 'topk does not support bool dtypes on CPU')
+    same_error(lambda lib: lib.ones(3, dtype=lib.bool).topk(5), 'selected index k out of range')
+    same_error(lambda lib: lib.ones(3, dtype=lib.complex64).topk(2), 'topk does not support complex dtypes')
+    same_error(lambda lib: lib.unique_consecutive(lib.ones(3, dtype=lib.complex64)), '"unique" not implemented')
+    same_error(lambda lib: lib.unique(lib.ones(3, dtype=lib.complex128)), '"unique" not implemented')
+
+
+def test_scatter_scalar_value_must_fit():
+    "seed 300218."
+    i = [[0, 0, 0]]
+    for v in [-2.0, 300, 1 + 1j, 1e10]:
+        same_error(lambda lib: lib.zeros(2, 3, dtype=lib.uint8).scatter(0, lib.tensor(i), v), 'uint8_t without overflow')
+    for v in [2.5, -3]:
+        t, m = both(lambda lib: lib.zeros(2, 3, dtype=lib.uint8).scatter(0, lib.tensor(i), v))
+        same(m, t)
+
+
+def test_inplace_arith_complex_operand_is_a_cast_error_first():
+    "seeds 300496, 301088: `int8 %= 1j` is the cast error, not remainder's missing complex kernel."
+    for call in ["__imod__(1.5 - 0.5j)", "__ifloordiv__(1j)", "fmod_(1j)", "remainder_(1j)", "__ipow__(1j)",
+                 "atan2_(lib.ones(3, dtype=lib.complex64))"]:
+        t, m = both(lambda lib: eval(f"lib.zeros(3, dtype=lib.int8).{call}"))
+        assert type(t) is type(m) and str(t) == str(m), (call, t, m)
+    t, m = both(lambda lib: lib.zeros(3, dtype=lib.bfloat16).__ifloordiv__(1.5 - 0.5j))
+    assert type(t) is type(m) and str(t) == str(m), (t, m)
