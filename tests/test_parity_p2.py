@@ -201,3 +201,15 @@ def test_polar_grads_follow_pytorch(dtype):
         (z * L.tensor([1 + 2j, -1 + 0.5j, 2j, 1.], dtype=z.dtype)).real.sum().backward()
         res.append((a.grad, b.grad))
     for t, m in zip(*res): _same(t, m)
+
+
+@pytest.mark.parametrize('w', [0.3, 0.7, 'tensor'])
+def test_lerp_complex_special_values(w):
+    "PyTorch's lerp kernel uses plain complex + and - (not torch.add's `a + 1*b`) and a complex weight."
+    def f(L):
+        s = L.tensor([complex(math.inf, math.nan), complex(math.inf, 0), complex(math.nan, 1), 1 + 1j, complex(0, math.inf)],
+                     dtype=L.complex64)
+        e = L.tensor([1 + 2j] * 5, dtype=L.complex64)
+        ww = L.tensor([0.2, 0.7j, 0.4 + 0.3j, 1., 0.5], dtype=L.complex64) if w == 'tensor' else w
+        return [L.lerp(s, e, ww), L.lerp(e, s, ww), L.lerp(s[0], e[0], ww if w != 'tensor' else ww[1])]
+    for t, m in zip(*_both(f)): _cclose(t, m)
