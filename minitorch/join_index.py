@@ -69,6 +69,17 @@ def cat(tensors: Sequence[Tensor], dim: int = 0, *, out: Any = None) -> Tensor:
 concat = concatenate = cat
 
 # %% ../nbs/08ca_indexing.ipynb #88fbe395
+class _Stack(Function):
+    "Join same-shape tensors along a new dim: PyTorch's one node, `StackBackward0`, hands each input its slice."
+    _node_name = 'StackBackward0'
+    @staticmethod
+    def forward(ctx, d, *ts):
+        ctx.dim, ctx.n = d, len(ts)
+        return cat([t.unsqueeze(d) for t in ts], d)   # (recording is off inside forward: no nodes for these)
+    @staticmethod
+    def backward(ctx, g):
+        return (None,) + tuple(g.select(ctx.dim, i) for i in range(ctx.n))
+
 def stack(tensors: Sequence[Tensor], dim: int = 0, *, out: Any = None) -> Tensor:
     "Join same-shape tensors along a new dim."
     if out is not None: return _write_out(stack(tensors, dim), out, 'stack')
@@ -79,7 +90,7 @@ def stack(tensors: Sequence[Tensor], dim: int = 0, *, out: Any = None) -> Tensor
             raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(tensors[0].shape)} at "
                                f"entry 0 and {list(t.shape)} at entry {i}")
     d = normalize_dim(dim, tensors[0].ndim + 1)
-    return cat([t.unsqueeze(d) for t in tensors], d)
+    return _Stack.apply(d, *tensors)
 
 def hstack(tensors: Sequence[Tensor], *, out: Any = None) -> Tensor:
     "Concatenate along dim 1 (dim 0 for 1-D)."
