@@ -143,6 +143,39 @@ def _numpy_step(n: Node):
         f = _NUMPY[name]; return lambda *a: np.asarray(f(*a)).astype(dt, copy=False)
     return None
 
+def _index_step(n: Node):
+    """`gather` and `scatter_add` (cross-entropy's pair, forward and backward) as numpy fancy indexing over an index
+    mesh made once; (fn, operands) or None. An index out of range runs the op eagerly, for PyTorch's error."""
+    name, v, a = _name(n), _val(n), n.args
+    if name not in ('gather', 'scatter_add') or n.kwargs or not isinstance(v, Tensor) or v.dtype not in _NP_DTYPES: return None
+    if name == 'scatter_add' and not (len(a) == 4 or len(a) == 5 and a[4] == 'add'): return None
+    if name == 'gather' and len(a) != 3: return None
+    x, dim, ix = a[:3]
+    if not (isinstance(x, Node) and isinstance(ix, Node) and isinstance(dim, int)): return None
+    xs, js = tuple(_val(x).shape), tuple(_val(ix).shape)
+    if len(xs) == 0 or len(js) != len(xs) or _val(ix).dtype != minitorch.int64: return None
+    dim %= len(xs)
+    if any(js[d] > xs[d] for d in range(len(xs)) if d != dim): return None
+    mesh = list(np.ix_(*[np.arange(k) for k in js]))
+    eager = lambda *args: _np(n.target(*[_tensor(t) if isinstance(t, np.ndarray) else t for t in args]))
+    def where(j):
+        if j.size and (j.min() < 0 or j.max() >= xs[dim]): return None
+        m = mesh[:]; m[dim] = j; return tuple(m)
+    if name == 'gather':
+        def gather(x_, j):
+            w = where(j)
+            return eager(x_, dim, j) if w is None else x_[w]
+        return gather, [x, ix]
+    src = a[3]
+    if not isinstance(src, Node) or _val(src).dtype != v.dtype or len(_val(src).shape) != len(xs) \
+            or any(ks < kj for ks, kj in zip(_val(src).shape, js)): return None
+    part = tuple(slice(0, k) for k in js)
+    def scatter_add(b, j, s_):
+        w = where(j)
+        if w is None: return eager(b, dim, j, s_, *a[4:])
+        out = b.copy(); np.add.at(out, w, s_[part]); return out
+    return scatter_add, [x, ix, src]
+
 _RESHAPES = {'view', 'reshape', 'unsqueeze', 'squeeze'}     # the same elements in the same (C) order
 def _is_view(n) -> bool:
     "A reshape or an expand a kernel can read through: it loads the array underneath with the view's indexing."
@@ -180,6 +213,10 @@ def lower(g: Graph) -> list[IRNode]:
             out.append(IRNode(n, 'reduction'))
         elif name in EXTERN and args_ok and _float(v):
             ir = IRNode(n, 'extern'); ir.fn, ir.operands = EXTERN[name], n.args; out.append(ir)
+        elif (fo := _index_step(n)) is not None:
+            ir = IRNode(n, 'extern'); ir.fn, ir.operands = fo; out.append(ir)
+        elif isinstance(n.target, _Constant) and isinstance(v, Tensor) and v.device.type == 'cpu' and v.dtype in _NP_DTYPES:
+            ir = IRNode(n, 'extern'); ir.fn, ir.operands = (lambda t=v: t.numpy(force=True)), (); out.append(ir)
         elif (f := _numpy_step(n)) is not None:
             ir = IRNode(n, 'extern'); ir.fn = f
             ir.operands = n.args if name in _NUMPY else n.args[:1]; out.append(ir)
@@ -210,9 +247,9 @@ def schedule(irs: list[IRNode], fuse: bool = True) -> list:
             if not (fuse and cur is not None and _fits(ir, cur.space)) or any(r in members for r in reads):
                 cur, members = FusedGroup(_space(ir)), set(); steps.append(cur)
             cur.nodes.append(ir); members.add(ir.node)
-        elif fuse and cur is not None and _is_view(ir.node) and _resolve(ir.node.args[0])[0] not in members \
-                and ir.node.args[0] not in members:
-            steps.insert(steps.index(cur), ir)      # a view of values made before the kernel: run it first
+        elif fuse and cur is not None and (_is_view(ir.node) and _resolve(ir.node.args[0])[0] not in members
+                                           and ir.node.args[0] not in members or isinstance(ir.node.target, _Constant)):
+            steps.insert(steps.index(cur), ir)      # a view of values made before the kernel, a constant: run it first
         else: cur = None; steps.append(ir)
     return steps
 
