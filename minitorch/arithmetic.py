@@ -37,18 +37,33 @@ class Where(Function):
     def forward(ctx, cond, a, b):
         d = _result_type(a, b)
         dev = _device_of(a, b) if isinstance(a, Tensor) or isinstance(b, Tensor) else cond._device
+        ctx.save_for_backward(cond)
+        if cond._device is not dev and cond._device != dev: return _where_mixed(cond, a, b, d, dev)
         bk = get_backend(dev.type)
         cd = cond._data if cond.dtype is dt.bool else bk.copy(cond._data, dt.bool)
         ad, bd = _data_as(a, d, bk), _data_as(b, d, bk)
         shape = broadcast_shapes(cd.shape, ad.shape, bd.shape)
         cd, ad, bd = (x if x.shape == shape else _expand_data(x, shape) for x in (cd, ad, bd))
-        ctx.save_for_backward(cond)
         return Tensor._make(bk.where(cd, ad, bd, d), d, dev)
     @staticmethod
     def backward(ctx, g):
         c, = ctx.saved_tensors
         return None, (where(c, g, 0.0) if ctx.needs_input_grad[1] else None), \
             (where(c, 0.0, g) if ctx.needs_input_grad[2] else None)
+
+def _where_mixed(cond: Tensor, a: Any, b: Any, d: dtype, dev: Any) -> Tensor:
+    "`where` across devices: as for any op, a 0-d cpu tensor may join tensors on another device."
+    if dev.type == 'cpu' and all(not isinstance(t, Tensor) or t.ndim == 0 for t in (a, b)): dev = cond._device
+    elif not (cond.ndim == 0 and cond._device.type == 'cpu'):
+        raise RuntimeError("Expected all tensors to be on the same device, but found at least two devices, "
+                           f"{dev} and {cond._device}!")
+    bk = get_backend(dev.type)
+    own = lambda t: get_backend(t._device.type) if isinstance(t, Tensor) else bk
+    cd = cond._data if cond.dtype is dt.bool else own(cond).copy(cond._data, dt.bool)
+    cd, ad, bd = (bk.from_host(x) if dev.type != 'cpu' else x for x in (cd, _data_as(a, d, own(a)), _data_as(b, d, own(b))))
+    shape = broadcast_shapes(cd.shape, ad.shape, bd.shape)
+    cd, ad, bd = (x if x.shape == shape else _expand_data(x, shape) for x in (cd, ad, bd))
+    return Tensor._make(bk.where(cd, ad, bd, d), d, dev)
 
 def where(condition: Tensor, input: Any = None, other: Any = None) -> Tensor:
     "Elementwise `input if condition else other` (scalars allowed); one argument: `nonzero(as_tuple=True)`."

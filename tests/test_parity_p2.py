@@ -213,3 +213,17 @@ def test_lerp_complex_special_values(w):
         ww = L.tensor([0.2, 0.7j, 0.4 + 0.3j, 1., 0.5], dtype=L.complex64) if w == 'tensor' else w
         return [L.lerp(s, e, ww), L.lerp(e, s, ww), L.lerp(s[0], e[0], ww if w != 'tensor' else ww[1])]
     for t, m in zip(*_both(f)): _cclose(t, m)
+
+
+@pytest.mark.skipif(not (mt.cuda.is_available() or mt.cuda.is_simulator()), reason="no cuda device or simulator")
+def test_where_cuda_condition_with_cpu_scalars():
+    "A 0-d cpu tensor joins a cuda op as in any PyTorch op: where(cuda cond, cpu 0-d, cpu 0-d), heaviside on cuda."
+    c = [[True], [False]]
+    m = mt.where(mt.tensor(c, device='cuda'), mt.tensor(1.), mt.tensor(0.))
+    t = torch.where(torch.tensor(c), torch.tensor(1.), torch.tensor(0.))
+    assert m.device.type == 'cuda' and m.cpu().tolist() == t.tolist()
+    x, v = [[1., 0., -2.]], [[0.5, 0.5, 0.5]]
+    m = mt.heaviside(mt.tensor(x, device='cuda'), mt.tensor(v, device='cuda'))
+    assert m.cpu().tolist() == torch.heaviside(torch.tensor(x), torch.tensor(v)).tolist()
+    with pytest.raises(RuntimeError, match="same device"):
+        mt.where(mt.tensor([True, False]), mt.tensor([1., 2.], device='cuda'), 0.)
