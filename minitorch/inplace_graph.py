@@ -40,7 +40,7 @@ _NOGRAD = (" Given that this use case is ambiguous and error-prone, it is forbid
 
 def _overlaps(d: TensorData) -> bool:
     "Whether several elements of `d` are one memory location (a stride-0 dim of size > 1: an expanded view)."
-    return 0 in d.strides and builtins.any(s == 0 and n > 1 for n, s in zip(d.shape, d.strides))
+    return 0 in d.strides and builtins.any(s == 0 and n > 1 for n, s in zip(d.shape, d.strides)) and 0 not in d.shape
 
 def _check_overlap(self: Tensor) -> None:
     "Refuse to write into an expanded view."

@@ -349,7 +349,7 @@ def isin(elements: Any, test_elements: Any, *, assume_unique: bool = False, inve
         if isinstance(a, Tensor) and (a.dtype is dt.bool or a.dtype.is_complex):
             raise RuntimeError(f"Unsupported input type encountered for isin(): {torch_name(a.dtype)}")
     t = flatten(test_elements if isinstance(test_elements, Tensor) else tensor(test_elements)).detach()
-    if t.numel() == 0: r = zeros(*e.shape, dtype=dt.bool)
+    if t.numel() == 0: r = zeros(*e.shape, dtype=dt.bool, device=e.device)
     else: r = (e.detach().unsqueeze(-1) == t).any(-1)
     return ~r if invert else r
 
@@ -373,12 +373,20 @@ def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False
         raise RuntimeError(f"torch.searchsorted(): input value can be a scalar only when boundaries tensor dimension is 1, "
                            f"but we got boundaries tensor dim({s.dim()}) and input value's dim(0) numel(1)")
     if s.dim() == 0: raise RuntimeError("torch.searchsorted(): boundaries tensor should have positive dimension, but got 0 dimension")
-    # PyTorch's binary search counts the boundaries that are not >= (right: not >) the value, so a NaN value lands last
+    # PyTorch's binary search moves right past each boundary that is not >= (right: not >) the value, so a NaN value
+    # lands last; run on the comparisons, it also gives PyTorch's answer for a sequence that is not sorted
     if s.dim() == 1:
-        c = ~(s > v.unsqueeze(-1)) if right else ~(s >= v.unsqueeze(-1))
+        c = (s > v.unsqueeze(-1)) if right else (s >= v.unsqueeze(-1))
     else:
-        c = ~(s.unsqueeze(-2) > v.unsqueeze(-1)) if right else ~(s.unsqueeze(-2) >= v.unsqueeze(-1))
-    return c.sum(-1, dtype=dt.int32 if out_int32 else dt.int64)
+        c = (s.unsqueeze(-2) > v.unsqueeze(-1)) if right else (s.unsqueeze(-2) >= v.unsqueeze(-1))
+    ge = c.cpu().numpy()
+    lo, hi = np.zeros(ge.shape[:-1], np.int64), np.full(ge.shape[:-1], ge.shape[-1], np.int64)
+    while (lo < hi).any():
+        mid = lo + ((hi - lo) >> 1)
+        at = np.take_along_axis(ge, np.minimum(mid, builtins.max(ge.shape[-1] - 1, 0))[..., None], -1)[..., 0]
+        go = lo < hi
+        lo, hi = np.where(go & ~at, mid + 1, lo), np.where(go & at, mid, hi)
+    return tensor(lo, dtype=dt.int32 if out_int32 else dt.int64, device=input.device if not scalar else s.device)
 
 def bucketize(input: Any, boundaries: Tensor, *, out_int32: bool = False, right: bool = False, out: Any = None) -> Tensor:
     "Bucket index of each element of `input` in the 1-D sorted `boundaries`."
@@ -465,7 +473,7 @@ def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> T
 # %% ../nbs/08db_building.ipynb #9cec18a0
 def unique_consecutive(input: Tensor, return_inverse: bool = False, return_counts: bool = False, dim: int | None = None) -> Any:
     "Collapse runs of equal consecutive elements (of the flattened input)."
-    if input.dtype.is_complex and input._device.type == 'cpu':
+    if input.dtype.is_complex:
         raise NotImplementedError(f"\"unique\" not implemented for '{torch_name(input.dtype)}'")
     if dim is not None: raise NotImplementedError("unique_consecutive: dim")
     a = input.detach().cpu().numpy().reshape(-1)

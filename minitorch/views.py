@@ -388,15 +388,20 @@ def _replace_view(self: Tensor, v: Tensor) -> Tensor:
     self.__dict__.pop('_span', None)
     return self
 
-Tensor.t_ = lambda self: _replace_view(self, t(self))
+def _view_change(self: Tensor, make: Callable) -> Tensor:
+    "An in-place view change is an in-place op for autograd: a leaf (or a view of one) that requires grad refuses it first."
+    _check_inplace(self)
+    return _replace_view(self, make())
 
-Tensor.transpose_ = Tensor.swapaxes_ = Tensor.swapdims_ = lambda self, d0, d1: _replace_view(self, transpose(self, d0, d1))
+Tensor.t_ = lambda self: _view_change(self, lambda: t(self))
 
-Tensor.as_strided_ = lambda self, size, stride, storage_offset=None: _replace_view(self, as_strided(self, size, stride, storage_offset))
+Tensor.transpose_ = Tensor.swapaxes_ = Tensor.swapdims_ = lambda self, d0, d1: _view_change(self, lambda: transpose(self, d0, d1))
 
-Tensor.squeeze_ = lambda self, dim=None: _replace_view(self, squeeze(self, dim))
+Tensor.as_strided_ = lambda self, size, stride, storage_offset=None: _view_change(self, lambda: as_strided(self, size, stride, storage_offset))
 
-Tensor.unsqueeze_ = lambda self, dim: _replace_view(self, unsqueeze(self, dim))
+Tensor.squeeze_ = lambda self, dim=None: _view_change(self, lambda: squeeze(self, dim))
+
+Tensor.unsqueeze_ = lambda self, dim: _view_change(self, lambda: unsqueeze(self, dim))
 
 for _k, _name in (('__iadd__', 'add_'), ('__isub__', 'sub_'), ('__imul__', 'mul_'), ('__itruediv__', 'div_'),
                   ('__ifloordiv__', 'floor_divide_'), ('__imod__', 'remainder_'), ('__ipow__', 'pow_'),

@@ -250,3 +250,48 @@ def test_inplace_arith_complex_operand_is_a_cast_error_first():
         assert type(t) is type(m) and str(t) == str(m), (call, t, m)
     t, m = both(lambda lib: lib.zeros(3, dtype=lib.bfloat16).__ifloordiv__(1.5 - 0.5j))
     assert type(t) is type(m) and str(t) == str(m), (t, m)
+
+
+def test_inplace_on_empty_expanded_is_fine():
+    "seed 407201: nothing is written into an expanded view with no elements: no overlap error."
+    for shp, tgt in [((0,), (2, 0)), ((0, 1), (0, 3))]:
+        t, m = both(lambda lib: lib.zeros(shp).expand(tgt).sub_(1))
+        same(m, t)
+
+
+def test_searchsorted_follows_the_binary_search():
+    "seed 402250: on a sequence that is not sorted PyTorch's binary search gives its own answer; so must ours."
+    t, m = both(lambda lib: lib.searchsorted(lib.tensor([False, False, True, True, False]), 0.5))
+    same(m, t)
+    rng = np.random.default_rng(0)
+    for it in range(100):
+        s = rng.integers(-3, 4, size=(2, int(rng.integers(0, 7)))).astype(np.float32)
+        if it % 2: s.sort(-1)
+        if it % 5 == 0 and s.shape[1]: s[0, 0] = np.nan
+        v = rng.integers(-4, 5, size=(2, 3)).astype(np.float32)
+        for right in (False, True):
+            t, m = both(lambda lib: lib.searchsorted(lib.tensor(s), lib.tensor(v), right=right))
+            same(m, t)
+
+
+def test_view_changes_in_place_refuse_leaf_views():
+    "seeds 400511, 406900: t_/transpose_/squeeze_... are in-place ops for autograd."
+    for call in ["transpose_(0, 1)", "t_()", "squeeze_()", "unsqueeze_(0)", "swapdims_(0, 1)", "as_strided_((2,), (1,))"]:
+        same_error(lambda lib: eval(f"lib.ones(4, 2, 2, requires_grad=True).swapdims(-2, -3).{call}"),
+                   'a view of a leaf Variable')
+    same_error(lambda lib: lib.ones(4, 2, 2, requires_grad=True).transpose_(0, 1), 'a leaf Variable')
+
+
+def test_topk_outputs_are_new_contiguous_tensors():
+    "seed 403102: a view_as of topk's output works in PyTorch."
+    t, m = both(lambda lib: lib.arange(24.).reshape(2, 3, 4).transpose(0, 2).topk(2, dim=1))
+    for a, b in zip(m, t):
+        same(a, b)
+        assert a.stride() == b.stride()
+
+
+def test_index_fill_empty_index_on_cuda_simulator():
+    if not (mt.cuda.is_available() or mt.cuda.is_simulator()): pytest.skip('no cuda')
+    x = mt.tensor([[-8], [5]], dtype=mt.int32, device='cuda')
+    r = x.index_fill(-1, mt.tensor([], dtype=mt.int64, device='cuda'), -2.0)
+    assert r.device.type == 'cuda' and r.cpu().tolist() == [[-8], [5]]
