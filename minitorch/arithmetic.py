@@ -373,12 +373,33 @@ def _add_alpha(input: Any, other: Any, alpha: Any, sign: int) -> Tensor:
         if not (info.min or -info.max) <= alpha <= info.max:   # unsigned: negative alphas wrap (down to -max)
             raise RuntimeError(f"value cannot be converted to type {d.name}_t without overflow")
     if sign < 0: _sub_check(input, other)
+    if d.is_complex and d is not dt.complex32 and _device_of(input, other).type == 'cpu':
+        return (_AddAlpha if sign > 0 else _SubAlpha).apply(input, other, sign * alpha)
     if d.name in _LOW16 and isinstance(other, Tensor):
         ah = sign * tensor(alpha, dtype=d).item()
         up = lambda t: t.to(dt.float32).to(dt.float64) if isinstance(t, Tensor) else t
         return Add.apply(up(input), mul(up(other), ah)).to(dt.float32).to(d)
     other = other * alpha if not isinstance(other, Tensor) else mul(other, alpha)
     return Add.apply(input, other) if sign > 0 else Sub.apply(input, other)
+
+class _AddAlpha(Function):
+    """`a + alpha * b` for complex cpu tensors as PyTorch's kernel computes it: one complex product by alpha, then a
+    plain complex sum (our `Add` is `a + 1 * b`, torch.add's own product by alpha = 1)."""
+    _node_name = 'AddBackward0'
+    @staticmethod
+    def forward(ctx, a, b, alpha):
+        ctx.alpha = alpha
+        d = _result_type(a, b)
+        bk, c = get_backend('cpu'), d.numpy_dtype.type
+        x, y = to_numpy(_data_as(a, d, bk)), to_numpy(_data_as(b, d, bk))
+        with np.errstate(all='ignore'): r = x + c(alpha) * y
+        return Tensor._make(from_numpy(np.asarray(r, dtype=d.numpy_dtype), d), d, _device_of(a, b))
+    @staticmethod
+    def backward(ctx, g):
+        return g, g * ctx.alpha.conjugate(), None
+
+class _SubAlpha(_AddAlpha):
+    _node_name = 'SubBackward0'
 
 def add(input: Any, other: Any, *, alpha: Any = 1, out: Any = None) -> Tensor:
     "input + alpha * other."

@@ -227,3 +227,26 @@ def test_where_cuda_condition_with_cpu_scalars():
     assert m.cpu().tolist() == torch.heaviside(torch.tensor(x), torch.tensor(v)).tolist()
     with pytest.raises(RuntimeError, match="same device"):
         mt.where(mt.tensor([True, False]), mt.tensor([1., 2.], device='cuda'), 0.)
+
+
+@pytest.mark.parametrize('case', [
+    lambda L, x, y: L.add(y, x, alpha=2), lambda L, x, y: L.sub(y, x, alpha=2), lambda L, x, y: L.rsub(x, y, alpha=2),
+    lambda L, x, y: L.add(y, x, alpha=1j), lambda L, x, y: L.rsub(x, 3 + 1j, alpha=2), lambda L, x, y: L.add(x, y, alpha=2),
+    lambda L, x, y: L.add(x.real, y, alpha=-0.5)])
+def test_add_alpha_complex_kernel_arithmetic(case):
+    "a + alpha * b: one complex product by alpha, then a plain sum (the input's infinities stay NaN-free)."
+    def f(L):
+        x = L.tensor([complex(math.inf, 0), complex(0, math.inf), 1 + 1j])
+        return case(L, x, L.tensor([1 + 2j] * 3))
+    _cclose(*_both(f))
+
+
+def test_add_alpha_complex_grads():
+    res = []
+    for L in (torch, mt):
+        x = L.tensor([1 + 1j, 2 - 1j], requires_grad=True); y = L.tensor([0.5j], requires_grad=True)
+        z = L.sub(x, y, alpha=2 - 1j)
+        assert type(z.grad_fn).__name__ == 'SubBackward0'
+        (z * L.tensor([1 - 1j, 2j])).real.sum().backward()
+        res.append((x.grad, y.grad))
+    for t, m in zip(*res): _cclose(t, m)
