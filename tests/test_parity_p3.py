@@ -132,3 +132,15 @@ def test_smooth_l1_huber_grad_at_inf(op, reduction):
     x = torch.tensor([0.78, inf, -2.3, 2.59, -inf, nan, 0.1], dtype=torch.float64)
     y = torch.tensor([2.2, 0.33, 5.97, 0.65, 3.5, 1.0, 0.2], dtype=torch.float64)
     grads(lambda L, a, b: getattr(L.nn.functional, op)(a, b, reduction=reduction), x, y)
+
+
+@pytest.mark.parametrize('kind', ['causal3', 'causal4', 'bool3', 'bool4'])
+def test_sdpa_masked_infinite_scores(kind):
+    "SDPA: PyTorch's math path adds the 0/-inf mask (a +inf score under it is NaN); its fused 4-d causal kernel fills."
+    q = torch.tensor([[[-2.19], [2.97], [4.07]], [[1.3], [-0.4], [0.2]]], dtype=torch.float64)
+    k = torch.tensor([[[0.854], [-inf], [-inf]], [[0.5], [inf], [-1.0]]], dtype=torch.float64)
+    v = torch.tensor([[[3.34], [-0.5], [1.0]], [[0.4], [1.9], [-3.9]]], dtype=torch.float64)
+    if kind.endswith('4'): q, k, v = q[None], k[None], v[None]
+    m = torch.tril(torch.ones(3, 3, dtype=torch.bool))
+    kw = (lambda L: {'is_causal': True}) if kind.startswith('causal') else (lambda L: {'attn_mask': mtt(m) if L is mt else m})
+    grads(lambda L, a, b, c: L.nn.functional.scaled_dot_product_attention(a, b, c, **kw(L)), q, k, v)
