@@ -377,8 +377,9 @@ def _add_alpha(input: Any, other: Any, alpha: Any, sign: int) -> Tensor:
         return (_AddAlpha if sign > 0 else _SubAlpha).apply(input, other, sign * alpha)
     if d.name in _LOW16 and isinstance(other, Tensor):
         ah = sign * tensor(alpha, dtype=d).item()
-        up = lambda t: t.to(dt.float32).to(dt.float64) if isinstance(t, Tensor) else t
+        up = lambda t: t.to(d).to(dt.float32).to(dt.float64) if isinstance(t, Tensor) else t   # operands in d first
         return Add.apply(up(input), mul(up(other), ah)).to(dt.float32).to(d)
+    if isinstance(other, Tensor) and other.dtype is not d: other = other.to(d)   # alpha * other in the result dtype
     other = other * alpha if not isinstance(other, Tensor) else mul(other, alpha)
     return Add.apply(input, other) if sign > 0 else Sub.apply(input, other)
 
