@@ -144,3 +144,12 @@ def test_sdpa_masked_infinite_scores(kind):
     m = torch.tril(torch.ones(3, 3, dtype=torch.bool))
     kw = (lambda L: {'is_causal': True}) if kind.startswith('causal') else (lambda L: {'attn_mask': mtt(m) if L is mt else m})
     grads(lambda L, a, b, c: L.nn.functional.scaled_dot_product_attention(a, b, c, **kw(L)), q, k, v)
+
+
+@pytest.mark.parametrize('dtype', [torch.float64, torch.float32, torch.bfloat16])
+def test_logsigmoid_special_values(dtype):
+    "logsigmoid uses PyTorch's formula and backward kernel: NaN in gives a NaN gradient, +inf gives +0."
+    x = torch.tensor([nan, 1.0, -inf, inf, -3.0, 40.0, -40.0, 0.0, -0.7], dtype=torch.float64).to(dtype)
+    grads(lambda L, a: L.nn.functional.logsigmoid(a), x)
+    grads(lambda L, a, b: L.nn.functional.multilabel_soft_margin_loss(a, b),
+          torch.tensor([[2.1, -1.2, -inf], [nan, -1.9, 1.2]], dtype=torch.float64), torch.rand(2, 3, dtype=torch.float64))

@@ -197,7 +197,22 @@ def logsigmoid(input: Tensor) -> Tensor:
     "$\\log\\sigma(x) = \\min(x,0) - \\log(1+e^{-|x|})$ (stable)."
     _float_kernel('log_sigmoid_cpu', input)
     if _is_half(input): return logsigmoid(input.float()).to(input.dtype)
-    return -softplus(-input, 1.0, math.inf)
+    return _logsigmoid(input)
+
+def _logsigmoid_bwd(ctx, g, x, out):
+    "PyTorch's log_sigmoid_backward: g * (max_deriv - sign * z/(1+z)), z = exp(-|x|) (NaN in, NaN out)."
+    neg = x < 0
+    z = (-x.abs()).exp()
+    return (g * (minitorch.where(neg, 1.0, 0.0) - minitorch.where(neg, 1.0, -1.0) * (z / (1 + z))),)
+
+def _logsigmoid_fwd(x): return minitorch.where(x < 0, x, 0.0) - (-x.abs()).exp().log1p()   # PyTorch's kernel
+
+@functools.lru_cache(None)
+def _logsigmoid_fn():
+    from minitorch.more_ops import _pointwise
+    return _pointwise('LogSigmoidBackward0', _logsigmoid_fwd, _logsigmoid_bwd)
+
+def _logsigmoid(x: Tensor) -> Tensor: return _logsigmoid_fn()(x)
 
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
     "$\\frac{1}{\\beta}\\log(1+e^{\\beta x})$, linear above `threshold`."
