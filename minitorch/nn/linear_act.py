@@ -218,10 +218,21 @@ def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tenso
     "$\\frac{1}{\\beta}\\log(1+e^{\\beta x})$, linear above `threshold`."
     _float_kernel('softplus_cpu', input)
     if _is_half(input): return softplus(input.float(), beta, threshold).to(input.dtype)
-    bx = input * beta
-    pos, neg = bx.clamp(min=0), bx.clamp(max=0)    # each branch sees its own side: finite values and gradients,
-    soft = minitorch.where(bx > 0, pos + (-pos).exp().log1p(), neg.exp().log1p()) / beta   # σ(0) = 0.5 at 0
-    return minitorch.where(bx > threshold, input, soft)
+    return _softplus_fn(float(beta), float(threshold))(input)
+
+@functools.lru_cache(None)
+def _softplus_fn(beta: float, threshold: float):
+    "PyTorch's softplus kernels: log1p(exp(bx))/beta below the threshold (so exp may overflow to inf), and the"\
+    " backward g*z/(z+1) with z = exp(bx) (NaN where z is inf or x is NaN)."
+    from minitorch.more_ops import _pointwise
+    def fwd(x):
+        bx = x * beta
+        return minitorch.where(bx > threshold, x, bx.exp().log1p() / beta)
+    def bwd(ctx, g, x, out):
+        bx = x * beta
+        z = bx.exp()
+        return (minitorch.where(bx > threshold, g, g * z / (z + 1)),)
+    return _pointwise('SoftplusBackward0', fwd, bwd)
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     "$x$ if $x>0$ else `negative_slope`$\\cdot x$."
