@@ -239,7 +239,8 @@ class Pow(Function):
         if ctx.needs_input_grad[1]:
             base = (a if isinstance(a, Tensor) else tensor(a)).to(g.dtype)   # never through float32 (uint8 base)
             gb = g * _cj(out.to(g.dtype) * log(base))
-            if not g.dtype.is_complex: gb = where((base == 0) & (b >= 0), 0.0, gb)
+            ok = (b >= 0) if not b.dtype.is_complex else (b.imag == 0) & (b.real >= 0)   # 0 ** b is 0 there
+            gb = where((base == 0) & ok, 0.0, gb)
         return ga, gb
 
 # %% ../nbs/08a_arithmetic.ipynb #b96c2610

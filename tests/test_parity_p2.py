@@ -259,3 +259,15 @@ def test_add_alpha_complex_grads():
 def test_add_alpha_product_in_result_dtype(case):
     "alpha * other is computed in the result dtype (the operands are cast first), as PyTorch's kernel."
     _same(*_both(case), exact=True)
+
+
+@pytest.mark.parametrize('base', [0, 0j, 2., 'tensor'])
+def test_pow_exponent_grad_at_zero_base_complex(base):
+    "PyTorch zeroes the exponent's gradient where base == 0 and the exponent is real and >= 0, complex ones too."
+    res = []
+    for L in (torch, mt):
+        x = L.tensor([1 + 0j, 2 + 1j, -1 + 0j, 0j], requires_grad=True)
+        bb = L.tensor([0., 0., 1., 0.]) if base == 'tensor' else base
+        ((bb ** x) * L.tensor([1 - 1j, 1, 1, 1])).real.sum().backward()
+        res.append(x.grad)
+    _cclose(*res)
