@@ -313,3 +313,16 @@ def test_scatter_scalar_with_no_index_is_not_converted():
     "seed 504885: an empty index writes nothing, so the value is never converted."
     t, m = both(lambda lib: lib.zeros(0, 3, dtype=lib.uint8).scatter_(0, lib.zeros(0, 3, dtype=lib.int64), -2.0))
     same(m, t)
+
+
+@pytest.mark.parametrize('case', range(4))
+def test_index_put_with_nothing_to_write_checks_no_index(case):
+    "seed 600101: PyTorch's kernel never reads the indices when the indexed result has no elements."
+    def f(lib):
+        return [lambda: lib.index_put(lib.zeros(1, 0), (lib.tensor([1, 0]),), lib.tensor(1.), accumulate=True),
+                lambda: lib.index_put(lib.zeros(1, 0, 3), (lib.tensor([2]),), lib.ones(1, 0, 3)),
+                lambda: lib.zeros(1, 4, 0).index_put_((lib.tensor([1, 0]),), lib.ones(2, 4, 0), accumulate=True),
+                lambda: lib.index_put(lib.zeros(2, 3), (lib.tensor([2]),), lib.tensor(1.))][case]()
+    t, m = both(f)
+    if isinstance(t, Exception): assert type(m) is type(t), (m, t)
+    else: same(m, t)
