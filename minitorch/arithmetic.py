@@ -238,9 +238,8 @@ class Pow(Function):
                 if isinstance(b, Tensor): ga = where(b == 0, 0.0, ga)
         if ctx.needs_input_grad[1]:
             base = (a if isinstance(a, Tensor) else tensor(a)).to(g.dtype)   # never through float32 (uint8 base)
-            gb = g * _cj(out.to(g.dtype) * log(base))
             ok = (b >= 0) if not b.dtype.is_complex else (b.imag == 0) & (b.real >= 0)   # 0 ** b is 0 there
-            gb = where((base == 0) & ok, 0.0, gb)
+            gb = g * where((base == 0) & ok, 0.0, _cj(out.to(g.dtype) * log(base)))    # g outside: a NaN g stays
         return ga, gb
 
 # %% ../nbs/08a_arithmetic.ipynb #b96c2610

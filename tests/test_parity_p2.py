@@ -271,3 +271,14 @@ def test_pow_exponent_grad_at_zero_base_complex(base):
         ((bb ** x) * L.tensor([1 - 1j, 1, 1, 1])).real.sum().backward()
         res.append(x.grad)
     _cclose(*res)
+
+
+def test_pow_exponent_grad_nan_incoming_gradient():
+    "grad * where(base == 0 & exp >= 0, 0, out * log(base)): a NaN incoming gradient stays NaN there."
+    res = []
+    for L in (torch, mt):
+        x = L.tensor([0., 0., 2., 0.], dtype=L.float64, requires_grad=True)
+        b = L.tensor([1., -1., 2., 0.], dtype=L.float64, requires_grad=True)
+        (x ** b).backward(L.tensor([math.nan, 1., math.inf, 1.], dtype=L.float64))
+        res.append((x.grad, b.grad))
+    for t, m in zip(*res): _same(t, m)
