@@ -60,11 +60,17 @@ def _commit(self: Tensor, new: Tensor) -> Tensor:
         new = new.expand(tuple(self.shape))
     bk = get_backend(self._device.type)
     src = new._data if new.dtype is self.dtype else bk.copy(new._data, self.dtype)
-    if self._device.type == 'cpu' and _overlaps(self._data):   # masked_fill_ / index_put_ on an expanded view:
+    if _overlaps(self._data):   # masked_fill_ / index_put_ on an expanded view:
         from minitorch.backends import to_numpy                 # write only what changed, so the write lands
-        d, s = to_numpy(self._data), to_numpy(src)
-        m = d != s
-        d[m] = s[m]
+        if self._device.type == 'cpu':
+            d, s = to_numpy(self._data), to_numpy(src)
+            m = d != s
+            d[m] = s[m]
+        else:   # on the device: find the changes on the host, put them through the view
+            d = Tensor._make(self._data, self.dtype, self._device).cpu().numpy()
+            s = Tensor._make(src, self.dtype, self._device).cpu().numpy()
+            m = d != s
+            if m.any(): bk.index_put(self._data, np.nonzero(m), tensor(s[m], dtype=self.dtype, device=self._device)._data)
     else: bk.assign(self._data, src)
     self._vbox[0] += 1
     if new._requires_grad and _State.grad_enabled:

@@ -326,3 +326,15 @@ def test_index_put_with_nothing_to_write_checks_no_index(case):
     t, m = both(f)
     if isinstance(t, Exception): assert type(m) is type(t), (m, t)
     else: same(m, t)
+
+
+def test_write_into_expanded_view_on_cuda_lands():
+    "seed 702866: x[-2] = v into an expanded cuda view writes the one element (the other views of it see it)."
+    if not (mt.cuda.is_available() or mt.cuda.is_simulator()): pytest.skip('no cuda')
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        b = mt.tensor([3], device='cuda'); x = b.expand(4)
+        x[-2] = mt.tensor(-7, device='cuda')
+        assert b.cpu().tolist() == [-7]
+        b = mt.zeros(1, 4, device='cuda'); b.expand(3, 4).index_fill_(1, mt.tensor([1], device='cuda'), 2.)
+        assert b.cpu().tolist() == [[0., 2., 0., 0.]]
