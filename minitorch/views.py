@@ -231,14 +231,14 @@ def _random_checks(self: Tensor, kernel: str | None = None) -> None:
     if _State.grad_enabled and self._requires_grad and self.grad_fn is None:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
     _check_overlap(self)
-    if kernel is not None and self.dtype.is_complex:
+    if kernel is not None and self.dtype.is_complex and self.numel():   # (an empty tensor runs no kernel)
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{_legacy(self.dtype)}'")
 
-def _not_float(self: Tensor, kernel: str) -> None:
+def _not_float(self: Tensor, kernel: str, empty_ok: bool = False) -> None:
     "The kernels that dispatch on the dtype before they build their iterator (so before the overlap check)."
     if _State.grad_enabled and self._requires_grad and self.grad_fn is None:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
-    if not (self.dtype.is_floating_point or self.dtype.is_complex):
+    if not (self.dtype.is_floating_point or self.dtype.is_complex) and not (empty_ok and self.numel() == 0):
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{_legacy(self.dtype)}'")
 
 # PyTorch checks each sampler's arguments, then (in an order of its own) the dtype and the overlap.
@@ -255,7 +255,7 @@ def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: Any
     "Fill with normal samples."
     from minitorch.tensors import _rng
     if std < 0: raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
-    _not_float(self, 'normal_kernel_cpu')
+    _not_float(self, 'normal_kernel_cpu', empty_ok=True)
     return _random_fill(self, _rng(generator).normal(mean, std, tuple(self.shape)))
 
 @patch
@@ -281,7 +281,7 @@ def exponential_(self: Tensor, lambd: float = 1.0, *, generator: Any = None) -> 
     from minitorch.tensors import _rng
     if not lambd > 0: raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd:g}")
     _random_checks(self)
-    if not self.dtype.is_floating_point:
+    if not self.dtype.is_floating_point and self.numel():
         raise RuntimeError(f"Exponential distribution is a continuous probability distribution. dtype must be a "
                            f"floating point but you specified {_legacy(self.dtype)}")
     return _random_fill(self, _rng(generator).exponential(1 / lambd, tuple(self.shape)))

@@ -338,3 +338,12 @@ def test_write_into_expanded_view_on_cuda_lands():
         assert b.cpu().tolist() == [-7]
         b = mt.zeros(1, 4, device='cuda'); b.expand(3, 4).index_fill_(1, mt.tensor([1], device='cuda'), 2.)
         assert b.cpu().tolist() == [[0., 2., 0., 0.]]
+
+
+@pytest.mark.parametrize('name', ['uniform_', 'normal_', 'bernoulli_', 'random_', 'exponential_'])
+@pytest.mark.parametrize('dtype', ['bool', 'int32', 'complex64'])
+def test_random_inplace_on_empty(name, dtype):
+    "seed 703133: an empty tensor runs no kernel (only uniform_ checks its dtype first)."
+    t, m = both(lambda lib: getattr(lib.zeros(0, 3, dtype=getattr(lib, dtype)), name)())
+    if isinstance(t, Exception): assert type(m) is type(t) and str(m) == str(t), (m, t)
+    else: assert not isinstance(m, Exception), m
