@@ -330,3 +330,19 @@ def test_size_one_after_dynamic_is_specialised_once():
     for n in (3, 4, 1, 1, 1, 5, 0, 0):
         close(mf(mt.ones(n)), tf(torch.ones(n)))
     assert len(mdynamo.stats.graphs) == cnt.frame_count == 4, (len(mdynamo.stats.graphs), cnt.frame_count)
+
+
+def test_joint_graph_keeps_a_batched_matmul_whole():
+    "aot_eager runs the joint graph op by op: a bmm decomposed to sum(mul) would build the b*m*k*n product in memory."
+    from minitorch.compiler.aot import make_joint, op_counts
+    minitorch = mt
+    q, k = minitorch.randn(2, 3, 4, requires_grad=True), minitorch.randn(2, 5, 4, requires_grad=True)
+    f = lambda q, k: minitorch.softmax(q @ k.transpose(-2, -1), -1).square().sum()
+    joint, _, _ = make_joint(f, [q, k])
+    assert op_counts(joint).get('bmm', 0) >= 3                      # forward, and both gradients
+    assert not [n for n in joint.nodes if getattr(n.meta.get('val'), 'ndim', 0) > 3]
+    minitorch._dynamo.reset()
+    qc, kc = (t.detach().clone().requires_grad_(True) for t in (q, k))
+    minitorch.compile(f, backend='aot_eager')(qc, kc).backward(); f(q, k).backward()
+    for a, b in ((qc, q), (kc, k)):
+        torch.testing.assert_close(torch.from_numpy(a.grad.numpy()), torch.from_numpy(b.grad.numpy()))

@@ -27,8 +27,8 @@ class _Constant:
 
 class JointTracer(TorchDispatchMode):
     "Record every op below the public API (forward ops and the ones backward runs) as a node over op names."
-    def __init__(self, decompose: bool = False, trace_through: bool = True):
-        self.graph, self.env, self.decompose, self.through = Graph(), {}, decompose, trace_through
+    def __init__(self, decompose: bool = False, trace_through: bool = True, keep: frozenset = frozenset()):
+        self.graph, self.env, self.decompose, self.through, self.keep = Graph(), {}, decompose, trace_through, keep
     def add(self, t: Tensor, node: Node) -> Node:
         self.env[id(t)] = (node, t); node.meta['val'] = t; return node
     def node_of(self, t: Tensor) -> Node:
@@ -41,7 +41,7 @@ class JointTracer(TorchDispatchMode):
         return a
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
-        if self.decompose and func.__name__ in decompositions:
+        if self.decompose and func.__name__ in decompositions and func.__name__ not in self.keep:
             with self: return _decomposition(func.__name__)(*args, **kwargs)   # its smaller ops are recorded instead
         if self.through and func.function is None and func.__name__ != 'accumulate_grad':
             n0 = len(self.graph.nodes)
@@ -69,6 +69,10 @@ def explicit_op(func, args: tuple, kwargs: dict) -> tuple:
     return func, args, kwargs
 
 _IN_FLOAT32 = {'layer_norm', 'softmax', 'log_softmax', 'cross_entropy'}
+# in a joint graph a batched matmul stays one op (as aten's bmm does): its decomposition is a broadcast product of
+# size b*m*k*n and a sum, which a backend running the graph op by op (aot_eager) would make in memory, forward and
+# backward. (`decompose`, for inference, still splits it: chapter 26 finds the contraction in sum(mul).)
+_KEEP_WHOLE = {'bmm'}
 
 def _shift(x: Tensor, dim) -> Tensor:
     "A row's max, subtracted before `exp` for range only: a constant to autograd (no gradient flows through the max)."
@@ -116,7 +120,7 @@ def make_joint(fn: Callable, inputs: list, params: list = (), decompose: bool = 
     `params` (the parameters of layers the graph calls) are primals too, after the inputs: they get gradients."""
     args = [_fresh(x) for x in inputs]
     primals = args + list(params)
-    tr = JointTracer(decompose)            # composite ops in smaller ones, so their backward is traced too
+    tr = JointTracer(decompose, keep=_KEEP_WHOLE)   # composite ops in smaller ones, so their backward is traced too
     for i, p in enumerate(primals): tr.add(p, tr.graph.placeholder(f'primals_{i + 1}'))
     with tr: outs = fn(*args)
     outs = tuple(outs) if isinstance(outs, (tuple, list)) else (outs,)
