@@ -251,10 +251,11 @@ def _int_pow(a: Any, b: Any) -> Tensor | None:
         if not isinstance(b, builtins.bool) and isinstance(b, builtins.int) and b < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
         return None
-    if d is dt.bool or b.dtype is dt.bool or not builtins.bool((b < 0).any()): return None
+    if d is dt.bool or d is dt.uint8 or b.dtype is dt.bool or not builtins.bool((b < 0).any()):
+        return None   # an unsigned result: PyTorch's powi reads the exponent as uint8 too, so -9 is 247
     neg = b < 0
     r = binary_forward('pow', a, where(neg, 0, b), d)
-    at = a if isinstance(a, Tensor) else tensor(a, dtype=d)
+    at = a.to(d) if isinstance(a, Tensor) else tensor(a, dtype=d)   # compare in d: a uint8 255 is not -1
     odd = binary_forward('remainder', b, 2, d) != 0
     special = where(at == 1, 1, where(at == -1, where(odd, -1, 1), 0)).to(d)
     return where(neg, special, r).to(d)

@@ -282,3 +282,12 @@ def test_pow_exponent_grad_nan_incoming_gradient():
         (x ** b).backward(L.tensor([math.nan, 1., math.inf, 1.], dtype=L.float64))
         res.append((x.grad, b.grad))
     for t, m in zip(*res): _same(t, m)
+
+
+@pytest.mark.parametrize('case', [
+    lambda L: L.tensor([7, 3, 1, 0, 2, 255], dtype=L.uint8) ** L.tensor(-9, dtype=L.int32),   # uint8: -9 is 247
+    lambda L: L.tensor([7, 3, 1, 0, 2, 255], dtype=L.uint8) ** L.tensor([-1, -2, -3, -1, -100, -7], dtype=L.int8),
+    lambda L: L.tensor([-1, 1, 2, -1], dtype=L.int8) ** L.tensor([-3, -4, -1, -2], dtype=L.int64)])
+def test_integer_pow_negative_tensor_exponents(case):
+    "PyTorch's powi: an unsigned result reads the exponent as unsigned; the ±1 bases compare in the result dtype."
+    _same(*_both(case), exact=True)
