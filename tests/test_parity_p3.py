@@ -162,3 +162,36 @@ def test_softplus_kernel_formula(dtype, beta, threshold):
     "softplus follows PyTorch's kernels: log1p(exp(bx))/beta (inf when exp overflows), backward g*z/(z+1)."
     x = torch.tensor([nan, 1.0, -inf, inf, -3.0, 40.0, -40.0, 0.0, -0.7, 800.0, 2.5], dtype=torch.float64).to(dtype)
     grads(lambda L, a: L.nn.functional.softplus(a, beta, threshold), x)
+
+
+@pytest.mark.parametrize('dtype', [torch.float32, torch.float64, torch.bfloat16, torch.float16])
+@pytest.mark.parametrize('op', ['conv2d', 'conv1d'])
+def test_conv_nonfinite_weight_skips_padding(op, dtype):
+    "conv with an inf/NaN weight: PyTorch's oneDNN path never multiplies a weight by a padding zero; float64 does."
+    g = torch.Generator().manual_seed(4)
+    return _conv_case(op, dtype, g, groups=1, N=2, pad=1)
+
+
+@pytest.mark.parametrize('dtype', [torch.float32, torch.bfloat16])
+@pytest.mark.parametrize('op', ['conv2d', 'conv1d'])
+@pytest.mark.parametrize('groups,N,pad', [(2, 2, 1), (1, 1, 1), (1, 2, 2), (1, 2, 3)])
+def test_conv_nonfinite_weight_im2col_cases(op, dtype, groups, N, pad):
+    "Where PyTorch runs im2col (grouped conv1d, a float32 batch of 1, padding-only windows) padding zeros multiply."
+    return _conv_case(op, dtype, torch.Generator().manual_seed(6), groups=groups, N=N, pad=pad)
+
+
+def _conv_case(op, dtype, g, groups, N, pad):
+    if op == 'conv2d':
+        x, w = torch.randn(N, 2, 4, 3, generator=g), torch.randn(2, 2 // groups, 2, 2, generator=g)
+        w[0, 0, 0, 1], w[1, 0, 1, 0] = inf, nan
+        kw = dict(stride=2, padding=pad, groups=groups)
+    else:
+        x, w = torch.randn(N, 4, 4, generator=g), torch.randn(2, 4 // groups, 2, generator=g)
+        w[1, 1, 0] = -inf
+        kw = dict(padding=pad, groups=groups)
+    b = torch.randn(2, generator=g)
+    f = lambda L, a, ww, bb: getattr(L.nn.functional, op)(a, ww, bb, **kw)
+    x, w, b = x.to(dtype), w.to(dtype), b.to(dtype)
+    yt, ym = f(torch, x, w, b), f(mt, mtt(x), mtt(w), mtt(b))
+    close(ym, yt, **({'rtol': 2e-2, 'atol': 2e-2} if dtype.itemsize == 2 else {}))
+    if dtype.itemsize > 2: grads(f, x, w, b)

@@ -200,6 +200,34 @@ def _conv_padding(padding: Any, kernel: tuple, dilation: tuple, stride: tuple) -
     p = _pair(padding)
     return (p[0], p[0], p[1], p[1])
 
+def _onednn_skips_padding(weight: Tensor, N: int, groups: int, ek: tuple, pads: tuple) -> bool:
+    "When PyTorch's CPU convolution (as measured) runs oneDNN with implicit padding: float32 batches of 2+ or"\
+    " bfloat16, one group (or a kernel taller than 1), and no window made of padding only."
+    return (weight.device.type == 'cpu' and (groups == 1 or ek[0] > 1) and weight.numel() > 0
+            and (weight.dtype is minitorch.bfloat16 or (weight.dtype is minitorch.float32 and N > 1))
+            and max(pads[:2]) < ek[0] and max(pads[2:]) < ek[1])
+
+def _skip_padding(out: Tensor, cols: Tensor, weight: Tensor, bias: Tensor | None, groups: int, input: Tensor,
+                  k: tuple, dilation: tuple, pads: tuple, stride: tuple) -> Tensor:
+    "PyTorch's oneDNN convolution (float32, bfloat16; float64/16 run im2col) never multiplies a weight by a padding zero:"\
+    " im2col does, and an inf or NaN weight"\
+    " then makes 0·inf = NaN. Recompute the values with the non-finite weights applied to real pixels only."
+    from minitorch.sum_reductions import _Value
+    N, O = out.shape[0], weight.shape[0]
+    c = cols.detach().to(minitorch.float64).numpy().reshape(N, groups, -1, cols.shape[-1])    # (N, G, Cg·K, L)
+    w = weight.detach().to(minitorch.float64).numpy().reshape(groups, O // groups, -1)
+    nf = ~np.isfinite(w)
+    v = np.matmul(np.where(nf, 0.0, w), c)                                                  # (N, G, O/G, L)
+    one = minitorch.ones((1, 1) + tuple(input.shape[2:]), dtype=minitorch.float64)
+    valid = _unfold4(one, k, dilation, pads, stride)[0].numpy().reshape(-1, cols.shape[-1]) != 0   # (K, L)
+    K = valid.shape[0]
+    with np.errstate(invalid='ignore', over='ignore'):
+        for g, o, j in np.argwhere(nf):
+            v[:, g, o] += np.where(valid[j % K], w[g, o, j] * c[:, g, j], 0.0)
+    v = v.reshape(out.shape)
+    if bias is not None: v = v + bias.detach().to(minitorch.float64).numpy().reshape(1, O, 1, 1)
+    return _Value.apply(out, minitorch.tensor(v, dtype=out.dtype, device=out.device))
+
 def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: int | tuple = 1,
            padding: int | tuple | str = 0, dilation: int | tuple = 1, groups: int = 1) -> Tensor:
     "2-D convolution (cross-correlation) of `(N, C, H, W)` with `weight (O, C/groups, kh, kw)`: unfold + matmul."
@@ -231,11 +259,15 @@ def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: in
         return out.squeeze(0) if unbatched else out
     cols, (oh, ow) = _unfold4(input, (kh, kw), dilation, pads, stride)          # (N, C, K, L)
     if _fast_conv(cols, weight, bias):               # CPU: the matmul and the bias as one op
-        return _ConvMM.apply(cols, weight, bias, groups).reshape(*((O, oh, ow) if unbatched else (N, O, oh, ow)))
-    cols = cols.reshape(N, groups, Cg * kh * kw, oh * ow)
-    out = weight.reshape(groups, O // groups, Cg * kh * kw).matmul(cols)       # (N, groups, O/groups, L)
-    out = out.reshape(N, O, oh, ow)
-    if bias is not None: out = out + bias.reshape(1, O, 1, 1)
+        out = _ConvMM.apply(cols, weight, bias, groups).reshape(N, O, oh, ow)
+    else:
+        c4 = cols.reshape(N, groups, Cg * kh * kw, oh * ow)
+        out = weight.reshape(groups, O // groups, Cg * kh * kw).matmul(c4)     # (N, groups, O/groups, L)
+        out = out.reshape(N, O, oh, ow)
+        if bias is not None: out = out + bias.reshape(1, O, 1, 1)
+    if any(pads) and _onednn_skips_padding(weight, N, groups, ek, pads) and \
+            not np.isfinite(weight.detach().float().numpy()).all():
+        out = _skip_padding(out, cols, weight, bias, groups, input, (kh, kw), dilation, pads, stride)
     return out.squeeze(0) if unbatched else out
     # END SOLUTION 11.2
 
