@@ -293,6 +293,8 @@ class _CopySlices(IndexPut):
 
 @patch
 def __setitem__(self: Tensor, key: Any, value: Any) -> None:
+    if not isinstance(value, (Tensor, np.ndarray)):   # PyTorch converts the value first (16-bit floats through double)
+        _check_scalar(value, dt.float64 if self.dtype in (dt.float16, dt.bfloat16) else self.dtype)
     k = key if isinstance(key, tuple) else (key,)
     k = tuple(i.item() if isinstance(i, Tensor) and i.ndim == 0 and i.dtype is not dt.bool
               and not i.dtype.is_floating_point else i for i in k)
@@ -303,14 +305,12 @@ def __setitem__(self: Tensor, key: Any, value: Any) -> None:
             else: _check_inplace(self)
             self[sk[0]][sk[1]] = value
             return
-    if not _is_basic(k) and not isinstance(value, (Tensor, np.ndarray)): _check_scalar(value, self.dtype)  # value first
     npk = _np_key(k, self)
     _check_bounds(npk, tuple(self.shape))
     if _is_basic(k) and _overlaps(self._data) and _overlaps(self._data.getitem(k)): raise RuntimeError(_OVERLAP)
     if not _is_basic(k): _warn_overlap(self, 'index_put_')
     if isinstance(value, np.ndarray): value = tensor(value)
-    if not isinstance(value, Tensor): _check_scalar(value, self.dtype)
-    elif not _is_basic(k): _check_put_dtype(self, k, value)
+    if isinstance(value, Tensor) and not _is_basic(k): _check_put_dtype(self, k, value)
     value = _scalar_arg(value)
     inplace(self, lambda x, v: _CopySlices.apply(x, npk, v, False), value)
 

@@ -14,6 +14,7 @@ OVERLAP = "more than one element of the written-to tensor refers to a single mem
 def same(m, t):
     "minitorch tensor `m` equals torch tensor `t` (dtype and values)."
     assert str(m.dtype).split('.')[-1] == str(t.dtype).split('.')[-1]
+    if t.dtype is torch.bfloat16: m, t = m.float(), t.float()   # numpy has no bfloat16 for torch to read
     torch.testing.assert_close(torch.from_numpy(np.array(m.detach().numpy(), copy=True)), t.detach(),
                                equal_nan=True, check_dtype=False)
 
@@ -347,3 +348,23 @@ def test_random_inplace_on_empty(name, dtype):
     t, m = both(lambda lib: getattr(lib.zeros(0, 3, dtype=getattr(lib, dtype)), name)())
     if isinstance(t, Exception): assert type(m) is type(t) and str(m) == str(t), (m, t)
     else: assert not isinstance(m, Exception), m
+
+
+@pytest.mark.parametrize('dtype', ['float16', 'bfloat16', 'float32', 'uint8', 'int8'])
+@pytest.mark.parametrize('how', ['basic', 'mask', 'idx', 'masked_fill', 'fill_', 'index_fill', 'scatter'])
+@pytest.mark.parametrize('value', [70000., 1e39, 1 + 1j, -0.25, 300])
+def test_scalar_conversion_by_entry_point(dtype, how, value):
+    "seed 710731: setitem converts the value first (16-bit floats through double: 70000 is inf); fill_ and the rest check the dtype itself."
+    def f(lib):
+        x = lib.zeros(4, 1, dtype=getattr(lib, dtype))
+        if how == 'basic': x[..., 1 if value == -0.25 else 0] = value
+        elif how == 'mask': x[lib.tensor([[True], [False], [False], [False]])] = value
+        elif how == 'idx': x[lib.tensor([0])] = value
+        elif how == 'masked_fill': x = x.masked_fill(lib.tensor([[True], [False], [False], [False]]), value)
+        elif how == 'fill_': x.fill_(value)
+        elif how == 'index_fill': x = x.index_fill(0, lib.tensor([0]), value)
+        else: x = x.scatter(0, lib.tensor([[0]]), value)
+        return x
+    t, m = both(f)
+    if isinstance(t, Exception): assert type(m) is type(t) and str(m) == str(t), (m, t)
+    else: same(m, t)
