@@ -89,6 +89,10 @@ def _half_opmath(f: Any, *ts: Tensor) -> Tensor | None:
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1, out: Any = None) -> Tensor:
     "`beta * input + alpha * (mat1 @ mat2)`."
     if out is not None: return _write_out(addmm(input, mat1, mat2, beta=beta, alpha=alpha), out, 'addmm')
+    if isinstance(beta, float) and beta != 0 and mat1.dim() == 2 and mat2.dim() == 2 and mat1.shape[1] == 0 \
+            and mat1.shape[0] * mat2.shape[1] and not (input.dtype.is_floating_point or input.dtype.is_complex):
+        # nothing to multiply: PyTorch's kernel returns `input * beta` in place, a float that can't go back to integers
+        raise RuntimeError(f"result type Float can't be cast to the desired output type {torch_name(input.dtype)}")
     r = _half_opmath(lambda i, a, b: addmm(i, a, b, beta=beta, alpha=alpha), input, mat1, mat2)
     return r if r is not None else _axpby(input, mm(mat1, mat2), beta, alpha)
 

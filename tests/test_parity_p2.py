@@ -291,3 +291,14 @@ def test_pow_exponent_grad_nan_incoming_gradient():
 def test_integer_pow_negative_tensor_exponents(case):
     "PyTorch's powi: an unsigned result reads the exponent as unsigned; the ±1 bases compare in the result dtype."
     _same(*_both(case), exact=True)
+
+
+@pytest.mark.parametrize('shapes', [((5, 0), (0, 3)), ((5, 2), (2, 3)), ((0, 2), (2, 3))])
+@pytest.mark.parametrize('beta', [0.5, 2.0, 0, 0.0])
+def test_addmm_integer_float_beta(shapes, beta):
+    "Integer addmm truncates a float beta, except with an empty inner dimension: then `input * beta` can't be cast back."
+    f = lambda L: L.addmm(L.tensor(1, dtype=L.int32), L.ones(shapes[0], dtype=L.int32), L.ones(shapes[1], dtype=L.int32),
+                          beta=beta, alpha=2)
+    t, m = _both(f)
+    if isinstance(t, Exception): _same_error(t, m)
+    else: _same(t, m, exact=True)
