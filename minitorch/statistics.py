@@ -113,12 +113,23 @@ def _even(input: Tensor, v: Tensor) -> Tensor:
     cnt = mask.sum()
     return v + where(mask, input - input.detach(), 0.0).sum() / cnt
 
+def _check_median_dim(input: Tensor, dim: int | None) -> None:
+    "PyTorch checks an empty reduction dim first (before the dtype), naming it wrapped and as `median()` for both."
+    if dim is not None and input.dim() and input.shape[dim % input.dim()] == 0:
+        raise IndexError(f"median(): Expected reduction dim {dim % input.dim()} to have non-zero size.")
+
+def _empty_median(input: Tensor) -> Tensor:
+    "The median of no elements: NaN, still in the graph when `input` requires grad (a zero-size gradient)."
+    v = tensor(float('nan'), dtype=input.dtype, device=input.device)
+    return v + input.sum() * 0 if input.requires_grad else v
+
 def median(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Any:
     "Lower median of all elements, or (values, indices) along `dim`."
+    _check_median_dim(input, dim)
     if input.dtype == dt.bool: raise NotImplementedError('"median_cpu" not implemented for \'Bool\'')
     if dim is None:
         f = flatten(input.detach())
-        if f.numel() == 0: return tensor(float('nan'), dtype=input.dtype)
+        if f.numel() == 0: return _empty_median(input)
         s = sort(f).values
         v = s[f.numel() - 1] if bool(isnan(s).any()) else s[(f.numel() - 1) // 2]
         return _even(input, v) if input.requires_grad else v.clone()
@@ -129,10 +140,11 @@ def median(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Any:
 
 def nanmedian(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Any:
     "Lower median of the non-NaN elements (NaN if all are NaN)."
+    _check_median_dim(input, dim)
     if input.dtype == dt.bool: raise NotImplementedError('"nanmedian_cpu" not implemented for \'Bool\'')
     if dim is None:
         f = flatten(input.detach())
-        if f.numel() == 0: return tensor(float('nan'), dtype=input.dtype)
+        if f.numel() == 0: return _empty_median(input)
         s = sort(f).values
         k = int((~isnan(s)).sum()) if input.dtype.is_floating_point else f.numel()
         v = s[(k - 1) // 2] if k else s[f.numel() - 1]

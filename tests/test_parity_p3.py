@@ -195,3 +195,39 @@ def _conv_case(op, dtype, g, groups, N, pad):
     yt, ym = f(torch, x, w, b), f(mt, mtt(x), mtt(w), mtt(b))
     close(ym, yt, **({'rtol': 2e-2, 'atol': 2e-2} if dtype.itemsize == 2 else {}))
     if dtype.itemsize > 2: grads(f, x, w, b)
+
+
+def _outcome(f):
+    try:
+        r = f()
+    except Exception as e:
+        return type(e).__name__, str(e)
+    return 'ok', tuple(r.shape), bool(getattr(r, 'requires_grad', False))
+
+
+@pytest.mark.parametrize('case', [
+    lambda L: L.median(L.zeros(0, dtype=L.bool), -1),
+    lambda L: L.median(L.zeros(3, 0, dtype=L.bool), -1),
+    lambda L: L.nanmedian(L.zeros(3, 0), 1),
+    lambda L: L.median(L.zeros(3, 0), -1),
+    lambda L: L.median(L.zeros(0, 2, requires_grad=True)),
+    lambda L: L.nanmedian(L.zeros(0, 2, requires_grad=True)),
+    lambda L: L.nn.functional.cosine_embedding_loss(L.ones(2, 3, 4), L.ones(2, 3, 4), L.ones(2)),
+    lambda L: L.nn.functional.cosine_embedding_loss(L.ones(3), L.ones(3), L.ones(3)),
+    lambda L: L.nn.functional.cosine_embedding_loss(L.ones(2, 3), L.ones(2, 3), L.ones(())),
+    lambda L: L.nn.functional.cosine_embedding_loss(L.ones(2, 3), L.ones(2, 3), L.ones(2, 1)),
+    lambda L: L.nn.functional.cosine_embedding_loss(L.ones(3), L.ones(3), L.ones(())),
+    lambda L: L.nn.functional.embedding(L.tensor([0, 1]), L.zeros(0, 3)),
+    lambda L: L.nn.functional.embedding(L.zeros(0, dtype=L.int64), L.zeros(0, 3)),
+    lambda L: L.nn.functional.fold(L.ones(1, 4, 4, dtype=L.int8), (3, 3), 2),
+    lambda L: L.nn.functional.fold(L.ones(1, 4, 4, dtype=L.int64), (3, 3), 2),
+    lambda L: L.nn.functional.fold(L.ones(1, 4, 4, dtype=L.bool), (3, 3), 2),
+    lambda L: L.nn.functional.fold(L.ones(1, 5, 4, dtype=L.int8), (3, 3), 2),
+])
+def test_error_and_graph_parity(case):
+    "median's empty-dim IndexError comes first; cosine_embedding_loss's shape checks; embedding on an empty weight;"\
+    " fold's integer dtypes; the median of nothing stays in the graph."
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        assert _outcome(lambda: case(mt)) == _outcome(lambda: case(torch))

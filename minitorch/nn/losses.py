@@ -340,6 +340,10 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
                           reduce: Any = None, reduction: str = 'mean') -> Tensor:
     "$1 - \\cos(x_1, x_2)$ where $y = 1$, $\\max(0, \\cos(x_1, x_2) - \\text{margin})$ where $y = -1$."
     d = target.ndim
+    if d not in (0, 1): raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if (input1.ndim, input2.ndim) != (d + 1, d + 1):
+        raise RuntimeError(f"{d}D target tensor expects {d + 1}D input tensors, but found inputs with sizes "
+                           f"{list(input1.shape)} and {list(input2.shape)}.")
     EPS = 1e-12
     prod = (input1 * input2).sum(d)
     cos = prod / ((input1 * input1).sum(d) + EPS).mul((input2 * input2).sum(d) + EPS).sqrt()

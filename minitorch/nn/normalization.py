@@ -51,6 +51,8 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max
             raise AssertionError("Padding_idx must be within num_embeddings")
         if padding_idx < 0: padding_idx += weight.shape[0]
     idx = input.detach().cpu().numpy()
+    if idx.size and weight.shape[0] == 0:
+        raise RuntimeError("index_select(): self indexing axis dim should be positive")
     if idx.size and (idx.min() < 0 or idx.max() >= weight.shape[0]): raise IndexError("index out of range in self")
     if max_norm is not None: _embedding_renorm_(weight, input, max_norm, norm_type)
     out = weight[input]

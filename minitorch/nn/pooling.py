@@ -389,6 +389,9 @@ def fold(input: Tensor, output_size: int | tuple, kernel_size: int | tuple, dila
                            f"expected size of input's dimension 2 to match the calculated number of sliding blocks "
                            f"{oh} * {ow} = {oh * ow}, but got input.size(2)={L}.")
     C = CK // K
+    if input.device.type == 'cpu' and not (input.dtype.is_floating_point or input.dtype.is_complex
+                                          or input.dtype is minitorch.bool):
+        raise NotImplementedError(f"\"col2im_out_cpu\" not implemented for '{minitorch.ops.torch_name(input.dtype)}'")
     if _fast_cpu(input): out = _Col2Im.apply(input.reshape(N, C, K, L), (N, C, H, W), k, d, pads, s, (oh, ow))
     else:
         idx = minitorch.tensor(_window_index(H, W, k, s, d, (p[0], p[1]), (oh, ow)).reshape(-1), device=input.device)
