@@ -196,6 +196,29 @@ def cartesian_prod(*tensors: Tensor) -> Tensor:
 
 def block_diag(*tensors: Tensor) -> Tensor:
     "Block-diagonal matrix from 0-, 1- or 2-D tensors."
+    if not tensors: return zeros(1, 0)
+    return _BlockDiag.apply(*tensors)
+
+class _BlockDiag(Function):
+    "PyTorch's node: its backward slices each input's block, skipping (without moving down) an empty 1-D input."
+    _node_name = 'BlockDiagBackward0'
+    @staticmethod
+    def forward(ctx, *tensors):
+        ctx.shapes, ctx.dtypes = [tuple(t.shape) for t in tensors], [t.dtype for t in tensors]
+        return _block_diag(*tensors)
+    @staticmethod
+    def backward(ctx, g):
+        out, r, c = [], 0, 0
+        for shape, d in zip(ctx.shapes, ctx.dtypes):
+            if shape == (0,):
+                out.append(zeros(0, dtype=g.dtype, device=g.device)); continue
+            n0, n1 = shape if len(shape) == 2 else (1, shape[0]) if len(shape) == 1 else (1, 1)
+            s = g[r:r + n0, c:c + n1]
+            if g.dtype.is_complex and not d.is_complex: s = s.real
+            out.append(s.reshape(shape).to(d)); r += n0; c += n1
+        return tuple(out)
+
+def _block_diag(*tensors: Tensor) -> Tensor:
     ms = [t.reshape(1, 1) if t.dim() == 0 else t.reshape(1, -1) if t.dim() == 1 else t for t in tensors]
     if not ms: return zeros(1, 0)
     d = ms[0].dtype
@@ -546,9 +569,28 @@ def renorm(input: Tensor, p: float, dim: int, maxnorm: float, *, out: Any = None
     if out is not None: return _write_out(renorm(input, p, dim, maxnorm), out, 'renorm')
     if input.dim() < 2: raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.dim()} dimensions")
     d = dim % input.dim()
-    others = tuple(i for i in range(input.dim()) if i != d)
-    nrm = input.norm(p, dim=others, keepdim=True)
-    return input * where(nrm > maxnorm, maxnorm / (nrm + 1e-7), 1.0)
+    return _Renorm.apply(input, p, tuple(i for i in range(input.dim()) if i != d), maxnorm)
+
+class _Renorm(Function):
+    "PyTorch's renorm_backward: the slices left alone pass the gradient straight (no NaN from a zero norm)."
+    _node_name = 'RenormBackward0'
+    @staticmethod
+    def forward(ctx, x, p, others, maxnorm):
+        ctx.save_for_backward(x); ctx.p, ctx.others, ctx.maxnorm = p, others, maxnorm
+        nrm = x.norm(p, dim=others, keepdim=True)
+        return x * where(nrm > maxnorm, maxnorm / (nrm + 1e-7), 1.0)
+    @staticmethod
+    def backward(ctx, g):
+        from minitorch.autograd import grad as _grad, enable_grad
+        x, = ctx.saved_tensors
+        xd = x.detach().requires_grad_(True)
+        with enable_grad(): nrm = xd.norm(ctx.p, dim=ctx.others, keepdim=True)
+        go = x.conj() * g
+        go = (go.real if go.dtype.is_complex else go).sum(ctx.others, keepdim=True)
+        nb, = _grad(nrm, xd, go)                                   # norm_backward(go, x, p, norm)
+        nrm = nrm.detach()
+        inv = (nrm + 1e-7).reciprocal()
+        return where(nrm > ctx.maxnorm, inv * ctx.maxnorm * (g - inv * nb), g), None, None, None
 
 def narrow_copy(input: Tensor, dim: int, start: int, length: int) -> Tensor:
     "A copy of `narrow(input, dim, start, length)`."

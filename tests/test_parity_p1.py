@@ -368,3 +368,29 @@ def test_scalar_conversion_by_entry_point(dtype, how, value):
     t, m = both(f)
     if isinstance(t, Exception): assert type(m) is type(t) and str(m) == str(t), (m, t)
     else: same(m, t)
+
+
+def test_block_diag_backward_is_pytorchs():
+    "seed 704429: PyTorch's BlockDiagBackward skips an empty 1-D input without moving down a row."
+    def f(lib):
+        a = lib.zeros(0, dtype=lib.complex128, requires_grad=True)
+        b = lib.tensor(1 + 2j, requires_grad=True)
+        c = lib.ones(2, 3, dtype=lib.float64, requires_grad=True)
+        r = lib.block_diag(a, b, c)
+        (r * lib.tensor(np.arange(r.numel()).reshape(tuple(r.shape)) * (1 + 0.5j))).real.sum().backward()
+        return r, a.grad, b.grad, c.grad
+    for x, y in zip(*reversed(both(f))):
+        same(x, y)
+
+
+@pytest.mark.parametrize('p', [1, 2, 3])
+def test_renorm_grad_with_zero_slices(p):
+    "seeds 709067, 810085: PyTorch's renorm_backward passes the gradient straight where a slice is left alone."
+    def f(lib):
+        x = lib.tensor(np.array([[[3., 4, 0], [0, 0, 0]], [[1, 1, 1], [0.1, 0.2, 0.]]]), requires_grad=True)
+        (lib.renorm(x, p, 1, 1.0) * lib.tensor(np.arange(12.).reshape(2, 2, 3))).sum().backward()
+        z = lib.tensor(np.array([[1 + 1j, 2 - 1j], [0, 0]]), requires_grad=True)
+        (lib.renorm(z, p, 0, 1.0) * lib.tensor(np.array([[1 + 2j, 3], [1, 1]]))).abs().sum().backward()
+        return x.grad, z.grad
+    (tx, tz), (mx, mz) = both(f)
+    same(mx, tx); same(mz, tz)
