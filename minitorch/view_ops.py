@@ -490,6 +490,6 @@ def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -
 
 def trace(input: Tensor) -> Tensor:
     "Sum of the main diagonal."
+    if input.dtype is dt.bool: raise NotImplementedError("\"trace\" not implemented for 'Bool'")   # dispatch first
     if input.ndim != 2: raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.ndim}")
-    if input.dtype is dt.bool: raise NotImplementedError("\"trace\" not implemented for 'Bool'")
     return diagonal(input).sum()

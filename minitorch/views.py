@@ -264,7 +264,7 @@ def bernoulli_(self: Tensor, p: float = 0.5, *, generator: Any = None) -> Tensor
     from minitorch.tensors import _rng
     if not 0 <= p <= 1: raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p:g}")
     _random_checks(self, 'bernoulli_scalar_cpu_')
-    return _random_fill(self, (_rng(generator).random(tuple(self.shape)) < p))
+    return _random_fill(self, np.asarray(_rng(generator).random(tuple(self.shape)) < p))   # (a 0-d one too)
 
 @patch
 def random_(self: Tensor, low: int = 0, high: int | None = None, *, generator: Any = None) -> Tensor:

@@ -394,3 +394,11 @@ def test_renorm_grad_with_zero_slices(p):
         return x.grad, z.grad
     (tx, tz), (mx, mz) = both(f)
     same(mx, tx); same(mz, tz)
+
+
+def test_trace_bool_and_bernoulli_0d():
+    "seeds 805674, 803497."
+    same_error(lambda lib: lib.tensor(True).trace(), '"trace" not implemented for \'Bool\'')
+    same_error(lambda lib: lib.ones(3).trace(), 'expected a matrix')
+    t, m = both(lambda lib: lib.tensor(3).bernoulli_(1.0))
+    same(m, t)
