@@ -374,3 +374,16 @@ def test_mlp_cross_entropy_step_has_no_fallbacks():
     finally: inductor.CompiledGraph.__init__ = orig
     assert len(built) == 2 and not [s for c in built for s in c.steps if getattr(s, 'kind', None) == 'fallback']
     for pc, pe in zip(net.parameters(), ref.parameters()): _close(pc, pe.detach().numpy())   # one SGD step alike
+
+@pytest.mark.parametrize('dtype', [np.float32, np.float64])
+def test_scalar_pointwise_steps_give_inf_and_nan_as_eager(dtype):
+    "A 0-d step runs on numpy scalars of its dtype: 1/0, log(0), exp(1000) are inf/-inf, as eager, not Python errors."
+    fns = [lambda x, z: x.sum() / z.sum(), lambda x, z: (z.sum()).log(), lambda x, z: (x.sum() * 1000).exp(),
+           lambda x, z: (x.sum() - 3).sqrt(), lambda x, z: (x.sum() * 0.1).erf()]
+    x, z = _t(np.ones((2, 3), dtype)), _t(np.zeros((2, 3), dtype))
+    for f in fns:
+        c = compile_fn(f, [x, z])
+        assert [s for s in c.steps if getattr(s, 'kind', None) == 'pointwise' and s.shape == ()]
+        got, want = c(x, z), f(x, z)
+        assert tuple(got.shape) == () and got.dtype == want.dtype
+        torch.testing.assert_close(torch.from_numpy(got.numpy()), torch.from_numpy(want.numpy()), equal_nan=True)

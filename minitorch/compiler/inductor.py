@@ -472,11 +472,19 @@ def _extern_op(fn, args: list, k: int):
     def op(env): env[k] = fn(*[env[v] if kind == 'slot' else v for kind, v in args])
     return op
 
+class _npmath:
+    "`math`'s names in the templates, on numpy scalars of the node's dtype: inf and nan where Python's math raises."
+    exp, log, sqrt, tanh, sin, cos, inf = np.exp, np.log, np.sqrt, np.tanh, np.sin, np.cos, np.inf
+    @staticmethod
+    def erf(x): return type(x)(math.erf(x))
+
 def _scalar_fn(n: Node):
-    "A 0-d pointwise node as a Python function of floats (the dispatcher costs more than the arithmetic)."
-    f = eval('lambda a0=0, a1=0: ' + POINTWISE[_name(n)].format('a0', 'a1'), {'math': math})
+    "A 0-d pointwise node as a function of numpy scalars (the dispatcher costs more than the arithmetic)."
+    f = eval('lambda a0=0, a1=0: ' + POINTWISE[_name(n)].format('a0', 'a1'), {'math': _npmath})
     dt = _NP_DTYPES[_val(n).dtype]
-    return lambda *a: np.asarray(f(*[float(x) for x in a]), dtype=dt)
+    def run(*a):
+        with np.errstate(all='ignore'): return np.asarray(f(*[dt(x) for x in a]), dtype=dt)
+    return run
 
 def _fast_fn(ir: IRNode):
     "An extern's function with what does not change between calls (shapes, permutations) worked out once."
