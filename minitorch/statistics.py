@@ -84,11 +84,13 @@ def _cum_ext(input: Tensor, dim: int, ge: bool, name: str) -> Any:
 def cummax(input: Tensor, dim: int, *, out: Any = None) -> Any:
     "Running maximum along `dim` and the index where it was reached (the last one on ties)."
     if out is not None: return _write_out(cummax(input, dim), out, 'cummax')
+    if input.dtype.is_complex: raise NotImplementedError(f'"cummax_cpu" not implemented for \'{torch_name(input.dtype)}\'')
     return _cum_ext(input, dim, True, 'cummax')
 
 def cummin(input: Tensor, dim: int, *, out: Any = None) -> Any:
     "Running minimum along `dim` and the index where it was reached (the last one on ties)."
     if out is not None: return _write_out(cummin(input, dim), out, 'cummin')
+    if input.dtype.is_complex: raise NotImplementedError(f'"cummin_cpu" not implemented for \'{torch_name(input.dtype)}\'')
     return _cum_ext(input, dim, False, 'cummin')
 
 def logcumsumexp(input: Tensor, dim: int, *, out: Any = None) -> Tensor:
@@ -120,13 +122,23 @@ def _check_median_dim(input: Tensor, dim: int | None) -> None:
 
 def _empty_median(input: Tensor) -> Tensor:
     "The median of no elements: NaN, still in the graph when `input` requires grad (a zero-size gradient)."
-    v = tensor(float('nan'), dtype=input.dtype, device=input.device)
+    d = input.dtype     # NaN cast as C++ does: INT_MIN for 32/64-bit ints, 0 for narrower ones, True for bool
+    nan = float('nan') if d.is_floating_point or d.is_complex else True if d is dt.bool else \
+        (np.iinfo(d.numpy_dtype).min if d.itemsize >= 4 else 0)
+    v = tensor(nan, dtype=d, device=input.device)
     return v + input.sum() * 0 if input.requires_grad else v
+
+def _check_median_dtype(input: Tensor, dim: int | None) -> None:
+    "PyTorch's median and nanmedian refuse bool and complex as `median_cpu` (`median_out` with a dim); with no dim"\
+    " an empty input is answered before the check."
+    if not (input.dtype == dt.bool or input.dtype.is_complex) or (dim is None and input.numel() == 0): return
+    k = 'median_cpu' if dim is None else 'median_out'
+    raise NotImplementedError(f'"{k}" not implemented for \'{torch_name(input.dtype)}\'')
 
 def median(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Any:
     "Lower median of all elements, or (values, indices) along `dim`."
     _check_median_dim(input, dim)
-    if input.dtype == dt.bool: raise NotImplementedError('"median_cpu" not implemented for \'Bool\'')
+    _check_median_dtype(input, dim)
     if dim is None:
         f = flatten(input.detach())
         if f.numel() == 0: return _empty_median(input)
@@ -141,7 +153,7 @@ def median(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Any:
 def nanmedian(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Any:
     "Lower median of the non-NaN elements (NaN if all are NaN)."
     _check_median_dim(input, dim)
-    if input.dtype == dt.bool: raise NotImplementedError('"nanmedian_cpu" not implemented for \'Bool\'')
+    _check_median_dtype(input, dim)
     if dim is None:
         f = flatten(input.detach())
         if f.numel() == 0: return _empty_median(input)

@@ -154,7 +154,7 @@ class Prod(Function):
         x, y = ctx.saved_tensors
         if x.ndim == 0: return g, None, None, None
         x = x.to(g.dtype)                                   # PyTorch casts the input to the result's dtype
-        zeros = int(np.count_nonzero(to_numpy((x == 0)._data)))
+        zeros = int((x == 0).sum())
         dims = ctx.dims
         if len(dims) != 1:                                  # every element
             if zeros == 0: return g * _cj(y / x), None, None, None

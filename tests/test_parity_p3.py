@@ -231,3 +231,38 @@ def test_error_and_graph_parity(case):
     with warnings.catch_warnings():
         warnings.simplefilter('ignore')
         assert _outcome(lambda: case(mt)) == _outcome(lambda: case(torch))
+
+
+@pytest.mark.parametrize('f', ['median', 'nanmedian'])
+@pytest.mark.parametrize('dtype', ['int32', 'int64', 'int8', 'uint8', 'int16', 'bool', 'float32', 'complex64'])
+@pytest.mark.parametrize('n,dim', [(0, None), (3, None), (3, 0)])
+def test_median_dtypes(f, dtype, n, dim):
+    "median/nanmedian: the value of an empty input (NaN cast as C++ does), the bool/complex kernel errors."
+    def run(L):
+        x = L.zeros(n, dtype=getattr(L, dtype))
+        r = getattr(L, f)(x) if dim is None else getattr(L, f)(x, dim).values
+        return 'ok', str(r.dtype).split('.')[-1], repr(r.tolist())
+    def out(L):
+        try: return run(L)
+        except Exception as e: return type(e).__name__, str(e)
+    assert out(mt) == out(torch)
+
+
+@pytest.mark.parametrize('op', ['cummax', 'cummin'])
+def test_cumext_complex_error(op):
+    def out(L):
+        try: return getattr(L, op)(L.zeros(3, dtype=L.complex64), 0)
+        except Exception as e: return type(e).__name__, str(e)
+    assert out(mt) == out(torch)
+
+
+@pytest.mark.parametrize('case', [
+    lambda L: L.nn.functional.fold(L.ones(1, 0, 4), (3, 3), 2),
+    lambda L: L.nn.functional.fold(L.ones(4, 0), (3, 3), 2),
+    lambda L: L.nn.functional.fold(L.ones(0, 4, 4), (3, 3), 2),
+    lambda L: L.nn.functional.embedding(L.tensor([[0]]), L.ones(2, 3, dtype=L.complex64, requires_grad=True)),
+    lambda L: L.nn.functional.embedding(L.tensor([[0]]), L.ones(2, 3, dtype=L.complex64)),
+])
+def test_fold_embedding_errors(case):
+    "fold refuses zero-size non-batch dims; embedding refuses to record a complex weight's gradient."
+    assert _outcome(lambda: case(mt)) == _outcome(lambda: case(torch))

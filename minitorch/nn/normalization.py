@@ -43,6 +43,8 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max
               norm_type: float = 2.0, scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
     "Rows of `weight` selected by the integer tensor `input` (rows renormalised in place to `max_norm` first)."
     if sparse: raise NotImplementedError("embedding: sparse=True (sparse gradients) is not implemented")
+    if weight.dtype.is_complex and weight.requires_grad and minitorch.is_grad_enabled():
+        raise RuntimeError("embedding does not support automatic differentiation for outputs with complex dtype.")
     if input.dtype.is_floating_point or input.dtype.is_complex:
         raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the following scalar types: "
                            f"Long, Int; but got {input.dtype} instead (while checking arguments for embedding)")

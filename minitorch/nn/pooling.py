@@ -371,7 +371,7 @@ def max_unpool1d(input: Tensor, indices: Tensor, kernel_size: int | tuple, strid
 def fold(input: Tensor, output_size: int | tuple, kernel_size: int | tuple, dilation: int | tuple = 1,
          padding: int | tuple = 0, stride: int | tuple = 1) -> Tensor:
     "Sum sliding-window columns `(N, C·kh·kw, L)` back into images `(N, C, H, W)` (col2im, unfold's adjoint)."
-    if input.ndim not in (2, 3):
+    if input.ndim not in (2, 3) or 0 in input.shape[-2:]:
         raise RuntimeError(f"Expected 2D or 3D (batch mode) tensor for input with possibly 0 batch size and non-zero "
                            f"dimensions for input, but got: {list(input.shape)}")
     unbatched = input.ndim == 2
