@@ -108,7 +108,9 @@ def _make_inplace(name: str, fn: Callable, overlap_ok: bool = False) -> Callable
     cast_first, arith = name in _CAST_FIRST, name in _CAST_COMPLEX
     def f(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
         if not overlap_ok:
-            if _overlaps(self._data): _check_inplace(self, *args)   # autograd's refusals come first
+            if _overlaps(self._data):
+                _check_inplace(self, *args)   # autograd's refusals come first, then the op's own (floor of complex)
+                _own_checks(fn, self, args, kwargs)
             _check_overlap(self)
         else: _warn_overlap(self, name)
         if args and (cast_first or arith):
@@ -119,6 +121,14 @@ def _make_inplace(name: str, fn: Callable, overlap_ok: bool = False) -> Callable
     f.__name__ = name
     f.__doc__ = f"In-place version of `{fn.__name__}`."
     return f
+
+def _own_checks(fn: Callable, self: Tensor, args: tuple, kwargs: dict) -> None:
+    "Raise the op's own refusal (`floor is not supported for complex inputs`); its kernel's dtype errors come later."
+    try:
+        with _NoGrad(): fn(self, *args, **kwargs)
+    except NotImplementedError as e:
+        if not str(e).startswith('"'): raise
+    except Exception: pass   # noqa: BLE001 (shape and cast errors come after the overlap check)
 
 # PyTorch checks the bitwise in-place ops' result type before any kernel runs, so `int_t &= 0.5`
 # is a cast error (RuntimeError), not the float kernel's NotImplementedError.

@@ -402,3 +402,17 @@ def test_trace_bool_and_bernoulli_0d():
     same_error(lambda lib: lib.ones(3).trace(), 'expected a matrix')
     t, m = both(lambda lib: lib.tensor(3).bernoulli_(1.0))
     same(m, t)
+
+
+@pytest.mark.parametrize('call', ['floor_()', 'ceil_()', 'trunc_()', 'sign_()', 'round_()', 'clamp_(0)'])
+def test_inplace_own_checks_before_overlap(call):
+    "seed 921659: floor_ of an expanded complex tensor is floor's refusal; round_ (a kernel dtype error) the overlap one."
+    t, m = both(lambda lib: eval(f"lib.zeros(1, dtype=lib.complex64).expand(4).{call}"))
+    assert type(t) is type(m) and str(t) == str(m), (t, m)
+
+
+def test_randn_integer_dtype_empty():
+    "seed 920355: an empty randn runs no kernel, so no dtype check."
+    t, m = both(lambda lib: lib.randn(2, 3, 0, dtype=lib.int16))
+    same(m, t)
+    same_error(lambda lib: lib.randn(2, 1, dtype=lib.int16), '"normal_kernel_cpu" not implemented for \'Short\'')
