@@ -125,7 +125,9 @@ class IndexPut(Function):
     def backward(ctx, g):
         gx = g if ctx.accumulate else IndexPut.apply(g, ctx.key, 0.0, False)
         gv = None
-        if ctx.needs_input_grad[2]:
+        if ctx.needs_input_grad[2] and not math.prod(g.shape):   # nothing was written: indices never read
+            gv = zeros(ctx.vshape, dtype=g.dtype, device=g.device)
+        elif ctx.needs_input_grad[2]:
             gv = Index.apply(g, ctx.key)
             gv = sum_to_shape(gv, ctx.vshape)
         return gx, None, gv, None

@@ -416,3 +416,14 @@ def test_randn_integer_dtype_empty():
     t, m = both(lambda lib: lib.randn(2, 3, 0, dtype=lib.int16))
     same(m, t)
     same_error(lambda lib: lib.randn(2, 1, dtype=lib.int16), '"normal_kernel_cpu" not implemented for \'Short\'')
+
+
+def test_index_put_grad_when_nothing_is_written():
+    "seed 901317."
+    def f(lib):
+        x = lib.zeros(1, 1, 0, dtype=lib.float64, requires_grad=True)
+        v = lib.tensor(2., dtype=lib.float64, requires_grad=True)
+        lib.index_put(x * 1, (lib.tensor([1, 0]),), v).sum().backward()
+        return x.grad, v.grad
+    (tx, tv), (mx, mv) = both(f)
+    same(mx, tx); same(mv, tv)
