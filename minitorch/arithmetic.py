@@ -232,7 +232,7 @@ class Pow(Function):
         b = ctx.sb if b is None else b
         ga = gb = None
         if ctx.needs_input_grad[0]:
-            if isinstance(b, _Number) and b == 0: ga = zeros_like(g)
+            if isinstance(b, _Number) and not isinstance(b, builtins.bool) and b == 0: ga = zeros_like(g)   # False is no 0 here
             else:
                 ga = g * _cj(b * a ** (b - 1))
                 if isinstance(b, Tensor): ga = where(b == 0, 0.0, ga)
@@ -368,7 +368,9 @@ def _add_alpha(input: Any, other: Any, alpha: Any, sign: int) -> Tensor:
         raise RuntimeError("For non-complex input tensors, argument alpha must not be a complex number.")
     if isinstance(alpha, builtins.bool) and d is not dt.bool:
         raise RuntimeError("Boolean alpha only supported for Boolean results.")
-    if d is dt.bool: alpha = builtins.bool(alpha)   # alpha is cast to the result type: a bool stays a bool
+    if d is dt.bool:   # alpha is cast to the result type: a bool stays a bool
+        alpha = builtins.bool(alpha)
+        if not isinstance(other, Tensor): other = builtins.bool(other) and alpha
     elif isinstance(alpha, builtins.int) and not (d.is_floating_point or d.is_complex):
         info = np.iinfo(d.numpy_dtype)
         if not (info.min or -info.max) <= alpha <= info.max:   # unsigned: negative alphas wrap (down to -max)
@@ -381,7 +383,8 @@ def _add_alpha(input: Any, other: Any, alpha: Any, sign: int) -> Tensor:
         up = lambda t: t.to(d).to(dt.float32).to(dt.float64) if isinstance(t, Tensor) else t   # operands in d first
         return Add.apply(up(input), mul(up(other), ah)).to(dt.float32).to(d)
     if isinstance(other, Tensor) and other.dtype is not d: other = other.to(d)   # alpha * other in the result dtype
-    other = other * alpha if not isinstance(other, Tensor) else mul(other, alpha)
+    if isinstance(other, Tensor): other = mul(other, alpha)
+    elif d is not dt.bool: other = other * alpha   # (a bool number already holds `other and alpha`)
     return Add.apply(input, other) if sign > 0 else Sub.apply(input, other)
 
 class _AddAlpha(Function):

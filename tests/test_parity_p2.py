@@ -302,3 +302,22 @@ def test_addmm_integer_float_beta(shapes, beta):
     t, m = _both(f)
     if isinstance(t, Exception): _same_error(t, m)
     else: _same(t, m, exact=True)
+
+
+@pytest.mark.parametrize('other', [False, True, 1])
+@pytest.mark.parametrize('alpha', [0, 2])
+def test_add_bool_tensor_number_alpha(other, alpha):
+    "bool tensor + alpha * a Python bool stays bool (an int number promotes to int64)."
+    t, m = _both(lambda L: L.add(L.tensor([True, False, True]), other, alpha=alpha))
+    _same(t, m, exact=True)
+
+
+@pytest.mark.parametrize('e', [False, True, 0, 0.0])
+def test_pow_bool_exponent_grad(e):
+    "PyTorch's pow_backward skips only a numeric zero exponent: False goes through False * x ** -1 (NaN at 0)."
+    res = []
+    for L in (torch, mt):
+        a = L.tensor([0., 2., math.inf, -1.], dtype=L.float64, requires_grad=True)
+        (a ** e).sum().backward()
+        res.append(a.grad)
+    _same(*res)
