@@ -51,12 +51,12 @@ def test_cumprod_dtype_grad_reads_uncast_input():
     grads(lambda L, a: L.cumprod(a, 0, dtype=L.float32), torch.randn(5, 3, dtype=torch.float64))
 
 
-@pytest.mark.parametrize('op', ['hardshrink', 'softshrink'])
+@pytest.mark.parametrize('op', ['hardshrink', 'softshrink', 'hardtanh', 'relu6'])
 @pytest.mark.parametrize('dtype', [torch.float64, torch.float32, torch.bfloat16])
 @pytest.mark.parametrize('shape,view', [((3,), None), ((8,), None), ((36,), None), ((65,), None), ((4, 9), 'cols'),
                                         ((9, 8), 't'), ((4, 3, 3), None), ((40,), 'step')])
 def test_shrink_grad_nan_follows_vector_lanes(op, dtype, shape, view):
-    "hard- and softshrink CPU backward: NaN inputs get gradient 0 in the vectorized blocks, the gradient in the scalar tail."
+    "hard/softshrink and hardtanh CPU backward: NaN inputs get gradient 0 in the vectorized blocks, the gradient in the scalar tail."
     base = torch.randn(shape, generator=torch.Generator().manual_seed(2), dtype=torch.float64)
     base[base.abs() > 1.0] = float('nan')
     base = base.to(dtype)

@@ -68,8 +68,8 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace
         if input.dtype is minitorch.uint8 and (min_val < 0 or max_val < 0):
             raise RuntimeError("cannot do hardtanh on an unsigned type with negative limits")
         return input.clamp(_int_bound(min_val, input.dtype), _int_bound(max_val, input.dtype))
-    outside = (input <= min_val) | (input >= max_val)
-    return minitorch.where(outside, input.detach().clamp(min_val, max_val), input)
+    return _Hardtanh.apply(input, lambda t: (t <= min_val) | (t >= max_val),
+                           lambda t: minitorch.where((t <= min_val) | (t >= max_val), t.clamp(min_val, max_val), t))
 
 def relu6(input: Tensor, inplace: bool = False) -> Tensor:
     "$\\min(\\max(0, x), 6)$."
@@ -147,13 +147,14 @@ class _Shrink(Function):
     "`fwd(x)` with PyTorch's `shrink_backward` CPU kernel (hard- and softshrink share it): its vectorized body tests"\
     " `|x| > lambd` (a NaN input gets gradient 0), its scalar tail `-lambd <= x <= lambd` (a NaN passes the gradient)."
     @staticmethod
-    def forward(ctx, x, lambd, fwd):
-        ctx.lambd = lambd; ctx.save_for_backward(x)
+    def forward(ctx, x, lambd, fwd):     # `lambd` may instead be the function giving the zero-gradient mask
+        ctx.zero = lambd if callable(lambd) else (lambda t: (t >= -lambd) & (t <= lambd))
+        ctx.save_for_backward(x)
         return fwd(x)
     @staticmethod
     def backward(ctx, g):
         x, = ctx.saved_tensors
-        gx = minitorch.where((x >= -ctx.lambd) & (x <= ctx.lambd), 0.0, g)
+        gx = minitorch.where(ctx.zero(x), 0.0, g)
         if x.device.type == 'cpu':
             from minitorch.backends import to_numpy
             xn = to_numpy(x._data)
@@ -161,9 +162,14 @@ class _Shrink(Function):
                 lanes = _vec_lanes(tuple(x.shape), [x.stride(), g.stride()], 64 // xn.dtype.itemsize)
                 gx = minitorch.where(minitorch.tensor(lanes & np.isnan(xn)), 0.0, gx)
         return gx, None, None
+    @staticmethod
+    def jvp(ctx, t, *_):
+        x, = ctx.saved_tensors
+        return minitorch.where(ctx.zero(x), 0.0, t)
 
 class _Softshrink(_Shrink): _node_name = 'SoftshrinkBackward0'
 class _Hardshrink(_Shrink): _node_name = 'HardshrinkBackward0'
+class _Hardtanh(_Shrink): _node_name = 'HardtanhBackward0'     # hardtanh_backward has the same two paths
 
 def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     "$x-\\lambda$ above $\\lambda$, $x+\\lambda$ below $-\\lambda$, 0 between (NaN passes)."
