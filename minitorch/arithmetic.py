@@ -376,8 +376,11 @@ def _add_alpha(input: Any, other: Any, alpha: Any, sign: int) -> Tensor:
         if not (info.min or -info.max) <= alpha <= info.max:   # unsigned: negative alphas wrap (down to -max)
             raise RuntimeError(f"value cannot be converted to type {d.name}_t without overflow")
     if sign < 0: _sub_check(input, other)
-    if d.is_complex and d is not dt.complex32 and _device_of(input, other).type == 'cpu':
-        return (_AddAlpha if sign > 0 else _SubAlpha).apply(input, other, sign * alpha)
+    if d.is_complex and _device_of(input, other).type == 'cpu':
+        fn = _AddAlpha if sign > 0 else _SubAlpha
+        if d is not dt.complex32: return fn.apply(input, other, sign * alpha)
+        up = lambda t: t.to(dt.complex64) if isinstance(t, Tensor) else t   # complex32: computed in complex64
+        return fn.apply(up(input), up(other), sign * alpha).to(d)
     if d.name in _LOW16 and isinstance(other, Tensor):
         ah = sign * tensor(alpha, dtype=d).item()
         up = lambda t: t.to(d).to(dt.float32).to(dt.float64) if isinstance(t, Tensor) else t   # operands in d first

@@ -321,3 +321,15 @@ def test_pow_bool_exponent_grad(e):
         (a ** e).sum().backward()
         res.append(a.grad)
     _same(*res)
+
+
+def test_add_alpha_complex32():
+    "complex32 a + alpha * b: computed in complex64, rounded once (infinities and overflow as PyTorch)."
+    def f(L):
+        x = L.tensor([-math.inf, math.inf, 3., 65504.], dtype=L.float16)
+        return [L.rsub(x, 1.5 - 0.5j, alpha=2),
+                L.add(x.to(L.complex32), L.tensor([1 + 1j, 2j, 3, 60000], dtype=L.complex32), alpha=2)]
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        for t, m in zip(*_both(f)): _cclose(t.to(torch.complex64), m.to(mt.complex64))
