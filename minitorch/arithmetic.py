@@ -380,7 +380,7 @@ def _add_alpha(input: Any, other: Any, alpha: Any, sign: int) -> Tensor:
         fn = _AddAlpha if sign > 0 else _SubAlpha
         if d is not dt.complex32: return fn.apply(input, other, sign * alpha)
         up = lambda t: t.to(dt.complex64) if isinstance(t, Tensor) else t   # complex32: computed in complex64
-        return fn.apply(up(input), up(other), sign * alpha).to(d)
+        return fn.apply(up(input), up(other), sign * alpha, True).to(d)
     if d.name in _LOW16 and isinstance(other, Tensor):
         ah = sign * tensor(alpha, dtype=d).item()
         up = lambda t: t.to(d).to(dt.float32).to(dt.float64) if isinstance(t, Tensor) else t   # operands in d first
@@ -395,16 +395,21 @@ class _AddAlpha(Function):
     plain complex sum (our `Add` is `a + 1 * b`, torch.add's own product by alpha = 1)."""
     _node_name = 'AddBackward0'
     @staticmethod
-    def forward(ctx, a, b, alpha):
+    def forward(ctx, a, b, alpha, half=False):
         ctx.alpha = alpha
         d = _result_type(a, b)
         bk, c = get_backend('cpu'), d.numpy_dtype.type
         x, y = to_numpy(_data_as(a, d, bk)), to_numpy(_data_as(b, d, bk))
-        with np.errstate(all='ignore'): r = x + c(alpha) * y
+        with np.errstate(all='ignore'):
+            p = c(alpha) * y
+            if half:   # complex32 rounds the product to half parts before the sum
+                p = np.array(p)
+                p.real, p.imag = p.real.astype(np.float16), p.imag.astype(np.float16)
+            r = x + p
         return Tensor._make(from_numpy(np.asarray(r, dtype=d.numpy_dtype), d), d, _device_of(a, b))
     @staticmethod
     def backward(ctx, g):
-        return g, g * ctx.alpha.conjugate(), None
+        return g, g * ctx.alpha.conjugate(), None, None
 
 class _SubAlpha(_AddAlpha):
     _node_name = 'SubBackward0'
