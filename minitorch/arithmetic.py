@@ -157,6 +157,13 @@ class RoundedDiv(Function):
     @staticmethod
     def forward(ctx, a, b, mode):
         if mode == 'floor': return binary_forward('floor_divide', a, b)
+        d = _result_type(a, b)
+        if d.name in _LOW16:   # PyTorch's 16-bit kernels
+            if isinstance(b, Tensor) and b.numel() > 1:   # the quotient rounded to the 16-bit type, then truncated
+                return unary_forward('trunc', binary_forward('div', a, b, d))
+            if isinstance(a, Tensor):   # a number (one-element) divisor stays in float32: one rounding at the end
+                bf = b.to(dt.float32) if isinstance(b, Tensor) else b
+                return unary_forward('trunc', binary_forward('div', a.to(dt.float32), bf, dt.float32)).to(d)
         return binary_forward('trunc_divide', a, b)
     @staticmethod
     def backward(ctx, g):

@@ -333,3 +333,15 @@ def test_add_alpha_complex32():
     with warnings.catch_warnings():
         warnings.simplefilter('ignore')
         for t, m in zip(*_both(f)): _cclose(t.to(torch.complex64), m.to(mt.complex64))
+
+
+@pytest.mark.parametrize('dtype', ['bfloat16', 'float16'])
+def test_trunc_divide_half(dtype):
+    "16-bit div(rounding_mode='trunc'): a tensor quotient is rounded to the dtype before trunc; a number divisor is not."
+    rng = np.random.default_rng(0)
+    a, b = (rng.normal(size=500) * 10).tolist(), rng.normal(size=500).tolist()
+    def f(L):
+        x, y = L.tensor(a, dtype=getattr(L, dtype)), L.tensor(b, dtype=getattr(L, dtype))
+        return [L.div(x, y, rounding_mode='trunc'), L.div(x, 1.7, rounding_mode='trunc'),
+                L.div(x, y[1:2], rounding_mode='trunc'), L.div(3.5, y, rounding_mode='trunc')]
+    for t, m in zip(*_both(f)): _same(t.float(), m.float(), exact=True)
