@@ -387,3 +387,13 @@ def test_scalar_pointwise_steps_give_inf_and_nan_as_eager(dtype):
         got, want = c(x, z), f(x, z)
         assert tuple(got.shape) == () and got.dtype == want.dtype
         torch.testing.assert_close(torch.from_numpy(got.numpy()), torch.from_numpy(want.numpy()), equal_nan=True)
+
+
+def test_fused_maximum_minimum_relu_amax_let_nan_win_as_eager():
+    "Python's max/min keep the first argument when the second is NaN; the kernels must propagate it as eager does."
+    def f(x, y): return minitorch.maximum(x, y).relu() + minitorch.amax(minitorch.minimum(x, y), -1, keepdim=True) + minitorch.minimum(y, x)
+    nan = float('nan')
+    x = minitorch.tensor([[nan, 1.0, -0.0, 2.0], [2.0, 3.0, 0.0, 1.0]]); y = minitorch.tensor([[1.0, nan, 0.0, 1.0], [1.0, 5.0, -1.0, 4.0]])
+    want, got = f(x, y), minitorch.compile(f)(x, y)
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
+    assert np.isnan(got.numpy()[0]).all()

@@ -25,12 +25,14 @@ POINTWISE = {
     'add': '({0} + {1})', 'sub': '({0} - {1})', 'mul': '({0} * {1})', 'div': '({0} / {1})', 'neg': '(-{0})',
     'exp': 'math.exp({0})', 'log': 'math.log({0})', 'sqrt': 'math.sqrt({0})', 'rsqrt': '(1.0 / math.sqrt({0}))',
     'erf': 'math.erf({0})', 'tanh': 'math.tanh({0})', 'abs': 'abs({0})', 'sin': 'math.sin({0})',
-    'cos': 'math.cos({0})', 'sigmoid': '(1.0 / (1.0 + math.exp(-{0})))', 'relu': 'max({0}, 0.0)',
-    'pow': '({0} ** {1})', 'maximum': 'max({0}, {1})', 'minimum': 'min({0}, {1})', 'reciprocal': '(1.0 / {0})',
+    'cos': 'math.cos({0})', 'sigmoid': '(1.0 / (1.0 + math.exp(-{0})))', 'relu': '({0} if ({0} > 0.0 or {0} != {0}) else 0.0)',
+    'pow': '({0} ** {1})', 'maximum': '({0} if ({0} > {1} or {0} != {0}) else {1})',
+    'minimum': '({0} if ({0} < {1} or {0} != {0}) else {1})', 'reciprocal': '(1.0 / {0})',
 }
 # reductions over the last dimension: (initial value, combine, finish)
 REDUCTIONS = {'sum': ('0.0', '{acc} + {v}', '{acc}'), 'mean': ('0.0', '{acc} + {v}', '{acc} / {n}'),
-              'amax': ('-math.inf', 'max({acc}, {v})', '{acc}'), 'amin': ('math.inf', 'min({acc}, {v})', '{acc}')}
+              'amax': ('-math.inf', '({acc} if ({acc} > {v} or {acc} != {acc}) else {v})', '{acc}'),
+              'amin': ('math.inf', '({acc} if ({acc} < {v} or {acc} != {acc}) else {v})', '{acc}')}   # NaN wins, as numpy's
 EXTERN = {'mm': np.matmul, 'bmm': np.matmul, 'matmul': np.matmul}
 
 def _name(n: Node) -> str: return getattr(n.target, '__name__', str(n.target))
