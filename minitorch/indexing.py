@@ -24,9 +24,9 @@ from .view_ops import _Alias, _Select, _Slice, _no_repeats, _shape_args
 from .tensors import ones_like, arange
 # Every name of 08ca_indexing (minitorch.join_index), so `from minitorch.indexing import X` keeps working for all of them
 from .join_index import *
-from minitorch.join_index import (_CTYPE, _F32_MAX, __getitem__, _basic_view, _check_bounds, _check_scalar,
+from .join_index import (_CTYPE, _F32_MAX, __getitem__, _basic_view, _check_bounds, _check_scalar,
     _dims_used, _is_basic, _is_bool_scalar, _np_key, _split_key, new_empty, new_full, new_ones, new_tensor,
-    new_zeros, repeat)
+    new_zeros, repeat, _Stack)
 _all_ = ['Cat', 'Flip', 'Index', 'IndexPutAcc', 'argwhere', 'cat', 'concat', 'concatenate', 'flip', 'fliplr', 'flipud', 'hstack', 'index_select', 'masked_fill', 'masked_select', 'nonzero', 'repeat_interleave', 'roll', 'stack', 'tile', 'vstack']
 
 # %% auto #0

@@ -171,7 +171,7 @@ def repeat(self: Tensor, *sizes: Any) -> Tensor:
         inter += [1, n]; target += [r, n]
     y = x.reshape(*inter).expand(tuple(target))
     out = y.reshape(*[r * n for r, n in zip(sizes, x.shape)]).contiguous()   # never a stride-0 view
-    return out.clone() if builtins.all(r == 1 for r in sizes) else out   # a new tensor even when nothing repeats
+    return out.clone() if builtins.all(r == 1 for r in sizes) or not out.numel() else out   # always a new tensor
 
 # %% ../nbs/08ca_indexing.ipynb #a65c9074
 def tile(input: Tensor, dims: Sequence[int]) -> Tensor:
@@ -203,6 +203,13 @@ def index_select(input: Tensor, dim: int, index: Tensor, *, out: Any = None) -> 
         if index.numel() != 1:
             raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got {index.numel()} value(s)")
         return index_select(input.reshape(1), 0, index.reshape(1)).reshape(())
+    if index.numel():   # PyTorch's bound checks (a negative index is out of bounds too)
+        if input.ndim > 1 and input.numel() == 0 and input.shape[d] == 0:
+            raise RuntimeError("index_select(): self indexing axis dim should be positive")
+        iv = index.detach().cpu().numpy().reshape(-1)
+        bad = iv[(iv < 0) | (iv >= input.shape[d])]
+        if bad.size and input.ndim == 1: raise IndexError("index out of range in self")
+        if bad.size: raise RuntimeError(f"INDICES element is out of DATA bounds, id={bad[0]} axis_dim={input.shape[d]}")
     key = (slice(None),) * d + (index.reshape(-1),)
     return Index.apply(input, _np_key(key, input))
 

@@ -427,3 +427,25 @@ def test_index_put_grad_when_nothing_is_written():
         return x.grad, v.grad
     (tx, tv), (mx, mv) = both(f)
     same(mx, tx); same(mv, tv)
+
+
+def test_index_select_bounds():
+    "seed 501322: PyTorch's bound checks: a negative index is out of bounds; an empty input checks its axis first."
+    cases = ["lib.arange(6.).reshape(2, 3).index_select(1, lib.tensor([-1]))", "lib.arange(3.).index_select(0, lib.tensor([-1]))",
+             "lib.arange(3.).index_select(0, lib.tensor([3]))", "lib.zeros(2, 0).index_select(1, lib.tensor([0]))",
+             "lib.zeros(2, 0).index_select(0, lib.tensor([5]))", "lib.zeros(2, 0).index_select(0, lib.tensor([1]))",
+             "lib.arange(6.).reshape(2, 3).index_select(1, lib.tensor([2, 0, 2]))", "lib.zeros(0).index_select(0, lib.tensor([0]))"]
+    for c in cases:
+        t, m = both(lambda lib: eval(c))
+        if isinstance(t, Exception): assert type(m) is type(t) and str(m) == str(t), (c, m, t)
+        else: same(m, t)
+
+
+def test_tile_of_empty_is_a_new_tensor():
+    "seed 702397: tile/repeat of an empty leaf is not a view of it (an in-place op on it is fine)."
+    def f(lib):
+        y = lib.zeros(0, requires_grad=True).tile((2,))
+        y += 1
+        return y
+    t, m = both(f)
+    same(m, t)
