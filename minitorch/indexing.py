@@ -290,6 +290,7 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False, ret
         from minitorch.reductions import _legacy
         raise NotImplementedError(f"\"unique\" not implemented for '{_legacy(input.dtype)}'")
     a = input.detach().cpu().numpy()
+    if input.dtype is dt.bfloat16: a = a.astype(np.float32)   # exact; numpy's sort of bfloat16 mishandles NaN
     r = np.unique(a, return_inverse=return_inverse, return_counts=return_counts,   # every NaN distinct, last
                   axis=None if dim is None else normalize_dim(dim, input.ndim), equal_nan=False)
     if not (return_inverse or return_counts): return tensor(r, dtype=input.dtype, device=input._device)
