@@ -456,7 +456,7 @@ def sort(self: NumpyBackend, a: TensorData, dim: int, descending: bool, stable: 
             # NaN first in descending order
             nanfirst = np.argsort(~np.isnan(np.take_along_axis(x, idx, dim)), axis=dim, kind='stable')
             idx = np.take_along_axis(idx, nanfirst, dim)
-        else: idx = np.argsort(-x.astype(np.float64) if x.dtype.kind == 'u' else -x, axis=dim, kind='stable')
+        else: idx = np.argsort(~x, axis=dim, kind='stable')   # ~x reverses integer order exactly (-x overflows at the minimum)
     else: idx = np.argsort(x, axis=dim, kind='stable')
     vals = np.take_along_axis(to_numpy(a), idx, dim)
     return from_numpy(vals, dt.from_numpy_dtype(a.storage.dtype)), from_numpy(idx, dt.int64)
