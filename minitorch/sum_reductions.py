@@ -212,6 +212,15 @@ def var(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = Fa
     dims = _dims(dim, input.ndim)
     return _Var.apply(input, dims, _correction(unbiased, correction), keepdim, dim is None)
 
+def _var_grad(g: Tensor, x: Tensor, dims: tuple, c: Any, keepdim: bool, every: bool) -> Tensor:
+    "PyTorch's var_backward."
+    dof = math.prod(x.shape[d] for d in dims) - c
+    if not keepdim: g = g.reshape(tuple(1 if d in dims else s for d, s in enumerate(x.shape)))
+    if every and dof <= 0:     # PyTorch takes this branch only when no `dim` was given (or x is 0-d)
+        return g * where(x == mean(x), math.nan, math.inf)
+    k = 2.0 / dof if dof else math.copysign(math.inf, dof)
+    return k * g * (x - mean(x, dims, keepdim=True))
+
 class _Var(Function):
     "The variance, with PyTorch's `var_backward`: (2/dof) g (x - mean), or g * (NaN where x == mean, else inf) when"\
     " dof <= 0 over all elements (one formula, so an inf input gives inf gradients where the chain rule would give NaN)."
@@ -229,12 +238,7 @@ class _Var(Function):
     @staticmethod
     def backward(ctx, g):
         x, = ctx.saved_tensors
-        dof = ctx.n - ctx.c
-        if not ctx.keepdim: g = g.reshape(tuple(1 if d in ctx.dims else s for d, s in enumerate(x.shape)))
-        if ctx.every and dof <= 0:     # PyTorch takes this branch only when no `dim` was given (or x is 0-d)
-            return g * where(x == mean(x), math.nan, math.inf), None, None, None, None
-        k = 2.0 / dof if dof else math.copysign(math.inf, dof)
-        return k * g * (x - mean(x, ctx.dims, keepdim=True)), None, None, None, None
+        return _var_grad(g, x, ctx.dims, ctx.c, ctx.keepdim, ctx.every), None, None, None, None
     @staticmethod
     def jvp(ctx, t, *_):
         x, = ctx.saved_tensors
@@ -274,7 +278,47 @@ def var_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool
              correction: Any = None) -> tuple[Tensor, Tensor]:
     "(var, mean)."
     _check_var(input, 'var_mean')
+    if input.dtype.is_complex: return _VarMeanC.apply(input, dim, unbiased, keepdim, correction, False)
     return var(input, dim, unbiased, keepdim, correction=correction), _mean_parts(input, dim, keepdim)
+
+class _VarMeanC(Function):
+    "Complex var_mean/std_mean as one node: PyTorch adds the mean's gradient to var's (real) one in that order, so a"\
+    " NaN var gradient leaves the mean's imaginary part alone."
+    _node_name = 'VarMeanBackward0'
+    @staticmethod
+    def forward(ctx, x, dim, unbiased, keepdim, correction, take_sqrt):
+        v = var(x, dim, unbiased, keepdim, correction=correction)
+        if take_sqrt: v = sqrt(v)
+        dims = _dims(dim, x.ndim)
+        ctx.args = (dims, _correction(unbiased, correction), keepdim, dim is None or x.ndim == 0, take_sqrt)
+        ctx.save_for_backward(x, v)
+        return v, _mean_parts(x, dim, keepdim)
+    @staticmethod
+    def backward(ctx, gv, gm):
+        x, v = ctx.saved_tensors
+        dims, c, keepdim, every, sq = ctx.args
+        gx = None
+        if gv is not None and bool((gv != 0).any()):   # an unused var output arrives as zeros (PyTorch: undefined)
+            if sq: gv = where(v == 0, 0.0, gv / (2 * v))
+            gx = _var_grad(gv, x, dims, c, keepdim, every)
+        if gm is not None:
+            n = math.prod(x.shape[d] for d in dims)
+            if not keepdim: gm = gm.reshape(tuple(1 if d in dims else s for d, s in enumerate(x.shape)))
+            gmx = gm.expand(tuple(x.shape)) / n if n else gm.expand(tuple(x.shape)) * 0
+            gx = gmx if gx is None else gx + gmx
+        return gx, None, None, None, None, None
+
+    @staticmethod
+    def jvp(ctx, t, *_):
+        x, v = ctx.saved_tensors
+        dims, c, keepdim, every, sq = ctx.args
+        dof = math.prod(x.shape[d] for d in dims) - c
+        dev = x - mean(x, dims, keepdim=True)
+        tv = sum((dev.conj() * t).real, dims, keepdim=keepdim) * (2.0 / dof if dof else math.inf)
+        if sq: tv = where(v == 0, 0.0, tv / (2 * v))
+        return tv, mean(t, dims or None, keepdim)
+
+class _StdMeanC(_VarMeanC): _node_name = 'StdMeanBackward0'
 
 class _Value(Function):
     "`v` in the forward, `m`'s gradient in the backward: a value PyTorch's kernel rounds differently, same derivative."
@@ -312,6 +356,7 @@ def std_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool
              correction: Any = None) -> tuple[Tensor, Tensor]:
     "(std, mean)."
     _check_var(input, 'std_mean')
+    if input.dtype.is_complex: return _StdMeanC.apply(input, dim, unbiased, keepdim, correction, True)
     return std(input, dim, unbiased, keepdim, correction=correction), _mean_parts(input, dim, keepdim)
 
 # %% ../nbs/08b_reductions.ipynb #1b6ba27e

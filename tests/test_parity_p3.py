@@ -266,3 +266,14 @@ def test_cumext_complex_error(op):
 def test_fold_embedding_errors(case):
     "fold refuses zero-size non-batch dims; embedding refuses to record a complex weight's gradient."
     assert _outcome(lambda: case(mt)) == _outcome(lambda: case(torch))
+
+
+@pytest.mark.parametrize('op', ['var_mean', 'std_mean'])
+@pytest.mark.parametrize('x', [torch.tensor(-0.11 + 2.02j, dtype=torch.complex64),
+                               torch.tensor([1 + 2j, 3 - 1j], dtype=torch.complex128)])
+def test_var_mean_complex_one_node(op, x):
+    "Complex var_mean/std_mean with dof <= 0: PyTorch adds the mean's gradient to var's NaN, so the imaginary part stays."
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        grads(lambda L, a: (lambda r: r[0] + r[1])(getattr(L, op)(a, correction=x.numel())), x)
