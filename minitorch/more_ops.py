@@ -604,6 +604,9 @@ def _swap(f: Any) -> Any:
     def g(self, *a, **k):
         if _overlaps(self._data) and not (f is float_power and self.dtype not in (dt.float64, dt.complex128)):
             return _swap_expanded(f, self, *a, **k)   # (float_power_'s dtype error comes first)
+        if a and f in _CAST_BEFORE:   # TensorIterator checks the output's dtype before any kernel runs
+            from minitorch.views import _check_cast
+            _check_cast(self, a[0])   # (`bool.hypot_(uint8)`: Byte can't be cast to Bool, not hypot's missing kernel)
         r = f(self, *a, **k)
         if f is float_power and self.dtype not in (dt.float64, dt.complex128):
             raise RuntimeError(f"the base given to float_power_ has dtype {torch_name(self.dtype)} but the operation's result requires dtype {torch_name(r.dtype)}")
@@ -625,6 +628,8 @@ def _swap_expanded(f: Any, self: Tensor, *a: Any, **k: Any) -> Tensor:
         return inplace(self, f, *a, **k)
     _check_inplace(self, *a)
     raise RuntimeError(_OVERLAP)
+
+_CAST_BEFORE = {xlogy, hypot, copysign, fmax, fmin, logaddexp, logaddexp2}
 
 _methods = [addmm, addmv, addr, baddbmm, addbmm, addcmul, addcdiv, lerp, logaddexp, logaddexp2, hypot, xlogy,
             logit, sinc, frac, deg2rad, rad2deg, heaviside, float_power, copysign, fmax, fmin, nan_to_num, nansum,

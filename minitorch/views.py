@@ -106,7 +106,10 @@ def _overwrite_node(name: str) -> type:
 
 def _make_inplace(name: str, fn: Callable, overlap_ok: bool = False) -> Callable:
     cast_first, arith = name in _CAST_FIRST, name in _CAST_COMPLEX
+    no_complex = name in ('abs_', 'absolute_')
     def f(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        if no_complex and self.dtype.is_complex:   # |z| is real: it cannot be written back into z (PyTorch's first check)
+            raise RuntimeError("In-place abs is not supported for complex tensors.")
         if not overlap_ok:
             if _overlaps(self._data):
                 _check_inplace(self, *args)   # autograd's refusals come first, then the op's own (floor of complex)
@@ -132,7 +135,8 @@ def _own_checks(fn: Callable, self: Tensor, args: tuple, kwargs: dict) -> None:
 
 # PyTorch checks the bitwise in-place ops' result type before any kernel runs, so `int_t &= 0.5`
 # is a cast error (RuntimeError), not the float kernel's NotImplementedError.
-_CAST_FIRST = {'bitwise_and_', 'bitwise_or_', 'bitwise_xor_'}
+_CAST_FIRST = {'bitwise_and_', 'bitwise_or_', 'bitwise_xor_', 'xlogy_', 'hypot_', 'copysign_', 'atan2_', 'arctan2_',
+               'fmod_', 'remainder_', 'floor_divide_', 'pow_'}   # (`bool.hypot_(uint8)`: Byte can't be cast to Bool)
 # The same for a complex operand of an arithmetic op into a real tensor (`int8_t %= 1j` is the cast error, not
 # remainder's missing complex kernel).
 _CAST_COMPLEX = {'add_', 'sub_', 'mul_', 'div_', 'pow_', 'remainder_', 'fmod_', 'floor_divide_', 'atan2_', 'arctan2_',
