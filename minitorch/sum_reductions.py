@@ -231,8 +231,12 @@ class _Var(Function):
         ctx.dims, ctx.c, ctx.keepdim, ctx.n, ctx.every = dims, c, keepdim, n, every or x.ndim == 0
         ctx.save_for_backward(x)
         m = mean(x, dims, keepdim=True)
-        if n: m = m + mean(x - m, dims, keepdim=True)   # one refinement: a constant slice gets its exact value (var 0,
-        dev = x - m                                      # as PyTorch's Welford loop), sum/n alone may be off by an ulp
+        if ctx.every and x.dtype is dt.float32 and x.device.type == 'cpu':   # PyTorch's two-pass std_var_all_cpu:
+            dev = x.double() - m.double()                                   # the float mean, deviations in double
+            return (sum(dev * dev, dims, keepdim=keepdim) / builtins.max(n - c, 0)).float()
+        if n and (not ctx.every or x.dtype.is_complex):   # one refinement: a constant slice gets its exact value (var 0, as PyTorch's Welford
+            m = m + mean(x - m, dims, keepdim=True)     # loop over a dim); sum/n alone may be off by an ulp
+        dev = x - m
         sq = (dev * dev.conj()).real if x.dtype.is_complex else dev * dev
         return sum(sq, dims, keepdim=keepdim) / builtins.max(n - c, 0)
     @staticmethod
