@@ -388,6 +388,8 @@ def _add_alpha(input: Any, other: Any, alpha: Any, sign: int) -> Tensor:
         if d is not dt.complex32: return fn.apply(input, other, sign * alpha)
         up = lambda t: t.to(dt.complex64) if isinstance(t, Tensor) else t   # complex32: computed in complex64
         return fn.apply(up(input), up(other), sign * alpha, True).to(d)
+    if d is dt.float32 and _device_of(input, other).type == 'cpu':   # torch's vectorized fused multiply-add
+        return (_AddAlpha if sign > 0 else _SubAlpha).apply(input, other, sign * alpha)
     if d.name in _LOW16 and isinstance(other, Tensor):
         ah = sign * tensor(alpha, dtype=d).item()
         up = lambda t: t.to(d).to(dt.float32).to(dt.float64) if isinstance(t, Tensor) else t   # operands in d first
@@ -399,7 +401,8 @@ def _add_alpha(input: Any, other: Any, alpha: Any, sign: int) -> Tensor:
 
 class _AddAlpha(Function):
     """`a + alpha * b` for complex cpu tensors as PyTorch's kernel computes it: one complex product by alpha, then a
-    plain complex sum (our `Add` is `a + 1 * b`, torch.add's own product by alpha = 1)."""
+    plain complex sum (our `Add` is `a + 1 * b`, torch.add's own product by alpha = 1); for float32, one rounding
+    (the kernel's fused multiply-add: float64 holds the product of two float32 exactly)."""
     _node_name = 'AddBackward0'
     @staticmethod
     def forward(ctx, a, b, alpha, half=False):
@@ -408,6 +411,9 @@ class _AddAlpha(Function):
         bk, c = get_backend('cpu'), d.numpy_dtype.type
         x, y = to_numpy(_data_as(a, d, bk)), to_numpy(_data_as(b, d, bk))
         with np.errstate(all='ignore'):
+            if d is dt.float32:
+                r = x.astype(np.float64) + np.float64(np.float32(alpha)) * y.astype(np.float64)
+                return Tensor._make(from_numpy(r.astype(np.float32), d), d, _device_of(a, b))
             p = c(alpha) * y
             if half:   # complex32 rounds the product to half parts before the sum
                 p = np.array(p)

@@ -178,17 +178,16 @@ def sgd_step(param: minitorch.Tensor, grad: minitorch.Tensor, state: dict, *, lr
     "One SGD update of `param` in place (PyTorch's algorithm); the momentum buffer lives in `state`."
     # BEGIN SOLUTION 14.1
     if maximize: grad = -grad
-    if weight_decay != 0: grad = grad + param * weight_decay
+    if weight_decay != 0: grad = grad.add(param, alpha=weight_decay)
     if momentum != 0:
         buf = state.get("momentum_buffer")
         if buf is None:
             buf = grad.detach().clone()
             state["momentum_buffer"] = buf
         else:
-            buf.mul_(momentum)
-            buf.add_(grad * (1 - dampening))
-        grad = grad + buf * momentum if nesterov else buf
-    param.add_(grad * -lr)
+            buf.mul_(momentum).add_(grad, alpha=1 - dampening)
+        grad = grad.add(buf, alpha=momentum) if nesterov else buf
+    param.add_(grad, alpha=-lr)   # one fused multiply-add per element, as PyTorch's
     # END SOLUTION 14.1
 
 # %% ../../nbs/14_optim.ipynb #55ec14ee
