@@ -37,18 +37,33 @@ class Where(Function):
     def forward(ctx, cond, a, b):
         d = _result_type(a, b)
         dev = _device_of(a, b) if isinstance(a, Tensor) or isinstance(b, Tensor) else cond._device
+        ctx.save_for_backward(cond)
+        if cond._device is not dev and cond._device != dev: return _where_mixed(cond, a, b, d, dev)
         bk = get_backend(dev.type)
         cd = cond._data if cond.dtype is dt.bool else bk.copy(cond._data, dt.bool)
         ad, bd = _data_as(a, d, bk), _data_as(b, d, bk)
         shape = broadcast_shapes(cd.shape, ad.shape, bd.shape)
         cd, ad, bd = (x if x.shape == shape else _expand_data(x, shape) for x in (cd, ad, bd))
-        ctx.save_for_backward(cond)
         return Tensor._make(bk.where(cd, ad, bd, d), d, dev)
     @staticmethod
     def backward(ctx, g):
         c, = ctx.saved_tensors
         return None, (where(c, g, 0.0) if ctx.needs_input_grad[1] else None), \
             (where(c, 0.0, g) if ctx.needs_input_grad[2] else None)
+
+def _where_mixed(cond: Tensor, a: Any, b: Any, d: dtype, dev: Any) -> Tensor:
+    "`where` across devices: as for any op, a 0-d cpu tensor may join tensors on another device."
+    if dev.type == 'cpu' and all(not isinstance(t, Tensor) or t.ndim == 0 for t in (a, b)): dev = cond._device
+    elif not (cond.ndim == 0 and cond._device.type == 'cpu'):
+        raise RuntimeError("Expected all tensors to be on the same device, but found at least two devices, "
+                           f"{dev} and {cond._device}!")
+    bk = get_backend(dev.type)
+    own = lambda t: get_backend(t._device.type) if isinstance(t, Tensor) else bk
+    cd = cond._data if cond.dtype is dt.bool else own(cond).copy(cond._data, dt.bool)
+    cd, ad, bd = (bk.from_host(x) if dev.type != 'cpu' else x for x in (cd, _data_as(a, d, own(a)), _data_as(b, d, own(b))))
+    shape = broadcast_shapes(cd.shape, ad.shape, bd.shape)
+    cd, ad, bd = (x if x.shape == shape else _expand_data(x, shape) for x in (cd, ad, bd))
+    return Tensor._make(bk.where(cd, ad, bd, d), d, dev)
 
 def where(condition: Tensor, input: Any = None, other: Any = None) -> Tensor:
     "Elementwise `input if condition else other` (scalars allowed); one argument: `nonzero(as_tuple=True)`."
@@ -172,7 +187,11 @@ class Remainder(Function):
     @staticmethod
     def forward(ctx, a, b):
         _save_operands(ctx, a, b, ctx.needs_input_grad[1])
-        return binary_forward('remainder', a, b)
+        out = binary_forward('remainder', a, b)
+        if out.dtype.is_floating_point:   # PyTorch adjusts C's fmod, so a zero keeps the dividend's sign (numpy: divisor's)
+            z = binary_forward('eq', out, 0, out_dtype=dt.bool)
+            if z.any(): out = where(z, binary_forward('copysign', out, a, out.dtype), out)
+        return out
     @staticmethod
     def backward(ctx, g):
         if not ctx.needs_input_grad[1]: return g, None
@@ -201,6 +220,7 @@ class Pow(Function):
         if isinstance(b, Tensor): check_kernel('pow_tensor', _result_type(a, b))
         out = _int_pow(a, b)
         if out is None: out = _pow_special(a, b)
+        if out is None: out = _cpow(a, b)
         if out is None: out = binary_forward('pow', a, b)
         ctx.sa, ctx.sb = (a if not isinstance(a, Tensor) else None), (b if not isinstance(b, Tensor) else None)
         ctx.save_for_backward(a if isinstance(a, Tensor) else None, b if isinstance(b, Tensor) else None, out)
@@ -262,6 +282,49 @@ class _PowT(Pow):
 class _PowS(Pow):
     _node_name = 'PowBackward2'
 
+# %% ../nbs/08a_arithmetic.ipynb #d297aef4
+from .backends import to_numpy, from_numpy
+
+def _muldc3(a: np.ndarray, b: np.ndarray, c: np.ndarray, d: np.ndarray) -> tuple:
+    "(a+bi)(c+di) as C computes it: the schoolbook product, and where both parts are NaN, infinities recovered."
+    ac, bd, ad, bc = a * c, b * d, a * d, b * c
+    x, y = ac - bd, ad + bc
+    bad = np.isnan(x) & np.isnan(y)
+    if not bad.any(): return x, y
+    a, b, c, d, ac, bd, ad, bc = (np.broadcast_to(v, bad.shape)[bad] for v in (a, b, c, d, ac, bd, ad, bc))
+    one, zero = a.dtype.type(1), a.dtype.type(0)
+    box = lambda v, m: np.where(m, np.copysign(np.where(np.isinf(v), one, zero), v), v)   # an infinity -> ±1
+    unnan = lambda v, m: np.where(m & np.isnan(v), np.copysign(zero, v), v)                 # a NaN -> ±0
+    zinf = np.isinf(a) | np.isinf(b)                          # the first factor is infinite
+    a, b, c, d = box(a, zinf), box(b, zinf), unnan(c, zinf), unnan(d, zinf)
+    winf = np.isinf(c) | np.isinf(d)                          # the second factor is infinite
+    c, d, a, b = box(c, winf), box(d, winf), unnan(a, winf), unnan(b, winf)
+    ovf = ~(zinf | winf) & (np.isinf(ac) | np.isinf(bd) | np.isinf(ad) | np.isinf(bc))   # a product overflowed
+    a, b, c, d = unnan(a, ovf), unnan(b, ovf), unnan(c, ovf), unnan(d, ovf)
+    rec, inf = zinf | winf | ovf, a.dtype.type(np.inf)
+    x, y = x.copy(), y.copy()
+    x[bad] = np.where(rec, inf * (a * c - b * d), x[bad])
+    y[bad] = np.where(rec, inf * (a * d + b * c), y[bad])
+    return x, y
+
+def _cpow(a: Any, b: Any) -> Tensor | None:
+    "Complex `a ** b` as PyTorch's cpu kernel computes it (None for real results, complex32 and other devices)."
+    if not ((isinstance(a, Tensor) and a.dtype.is_complex) or (isinstance(b, Tensor) and b.dtype.is_complex)
+            or isinstance(a, builtins.complex) or isinstance(b, builtins.complex)): return None
+    d, dev = _result_type(a, b), _device_of(a, b)
+    if d is dt.complex32 or dev.type != 'cpu': return None
+    bk = get_backend('cpu')
+    if not isinstance(b, Tensor) and (b == 0 or b == 1):
+        return full_like(a, 1, dtype=d).detach() if b == 0 else Tensor._make(bk.copy(a._data, d), d, dev)
+    if not isinstance(a, Tensor) and a == 1: return full_like(b, 1, dtype=d).detach()
+    x, y = np.broadcast_arrays(to_numpy(_data_as(a, d, bk)), to_numpy(_data_as(b, d, bk)))
+    shape, x, y = x.shape, x.reshape(-1), y.reshape(-1)   # 1-d: numpy gives 0-d results back as scalars
+    with np.errstate(all='ignore'):
+        lg = np.log(x)
+        p = np.empty(x.shape, x.dtype)
+        p.real, p.imag = _muldc3(y.real, y.imag, lg.real, lg.imag)
+        return Tensor._make(from_numpy(np.exp(p).reshape(shape), d), d, dev)
+
 # %% ../nbs/08a_arithmetic.ipynb #e96a7422
 class Maximum(Function):
     "Elementwise max; ties split the gradient in half."
@@ -310,12 +373,33 @@ def _add_alpha(input: Any, other: Any, alpha: Any, sign: int) -> Tensor:
         if not (info.min or -info.max) <= alpha <= info.max:   # unsigned: negative alphas wrap (down to -max)
             raise RuntimeError(f"value cannot be converted to type {d.name}_t without overflow")
     if sign < 0: _sub_check(input, other)
+    if d.is_complex and d is not dt.complex32 and _device_of(input, other).type == 'cpu':
+        return (_AddAlpha if sign > 0 else _SubAlpha).apply(input, other, sign * alpha)
     if d.name in _LOW16 and isinstance(other, Tensor):
         ah = sign * tensor(alpha, dtype=d).item()
         up = lambda t: t.to(dt.float32).to(dt.float64) if isinstance(t, Tensor) else t
         return Add.apply(up(input), mul(up(other), ah)).to(dt.float32).to(d)
     other = other * alpha if not isinstance(other, Tensor) else mul(other, alpha)
     return Add.apply(input, other) if sign > 0 else Sub.apply(input, other)
+
+class _AddAlpha(Function):
+    """`a + alpha * b` for complex cpu tensors as PyTorch's kernel computes it: one complex product by alpha, then a
+    plain complex sum (our `Add` is `a + 1 * b`, torch.add's own product by alpha = 1)."""
+    _node_name = 'AddBackward0'
+    @staticmethod
+    def forward(ctx, a, b, alpha):
+        ctx.alpha = alpha
+        d = _result_type(a, b)
+        bk, c = get_backend('cpu'), d.numpy_dtype.type
+        x, y = to_numpy(_data_as(a, d, bk)), to_numpy(_data_as(b, d, bk))
+        with np.errstate(all='ignore'): r = x + c(alpha) * y
+        return Tensor._make(from_numpy(np.asarray(r, dtype=d.numpy_dtype), d), d, _device_of(a, b))
+    @staticmethod
+    def backward(ctx, g):
+        return g, g * ctx.alpha.conjugate(), None
+
+class _SubAlpha(_AddAlpha):
+    _node_name = 'SubBackward0'
 
 def add(input: Any, other: Any, *, alpha: Any = 1, out: Any = None) -> Tensor:
     "input + alpha * other."
@@ -485,10 +569,18 @@ _round0 = _make_unary('round')
 negative, absolute, arcsin, arccos, arctan, arcsinh, arccosh, arctanh = neg, abs, asin, acos, atan, asinh, acosh, atanh
 fix = trunc
 
-def round(input: Tensor, *, decimals: int = 0, out: Any = None) -> Tensor:
+class _Zero(int):
+    "The default `decimals=0`, told apart from a 0 the caller passes: PyTorch refuses `round(int_t, decimals=0)`."
+_NO_DECIMALS = _Zero(0)
+
+def round(input: Tensor, *, decimals: int = _NO_DECIMALS, out: Any = None) -> Tensor:
     "Round half to even (to `decimals` places)."
     if out is not None: return _write_out(round(input, decimals=decimals), out, 'round')
-    if decimals == 0: return _round0(input)
+    if decimals == 0:
+        if decimals is not _NO_DECIMALS and not input.dtype.is_floating_point:   # the float kernel, named
+            check_kernel('round', input.dtype)
+            raise NotImplementedError(f'"round_vml_cpu" not implemented for \'{torch_name(input.dtype)}\'')
+        return _round0(input)
     check_kernel('round_decimals', input.dtype)
     s = 10.0 ** builtins.abs(decimals)   # PyTorch: nearbyint(x * 10^d) / 10^d (x / 10^-d for d < 0), in float32 for halves
     if decimals > 0: return opmath(lambda x: _round0(x * s) / s, input)

@@ -16,7 +16,8 @@ from .autograd import Function, grad
 from .ops import unary_forward, where, _float_of
 
 # %% auto #0
-__all__ = ['Angle', 'angle', 'ViewAsReal', 'ViewAsComplex', 'view_as_real', 'view_as_complex', 'complex', 'polar', 'gradcheck']
+__all__ = ['Angle', 'angle', 'ViewAsReal', 'ViewAsComplex', 'view_as_real', 'view_as_complex', 'complex', 'polar', 'Polar',
+           'gradcheck']
 
 # %% ../nbs/18_complex_autograd.ipynb #788ffc36
 class Angle(Function):
@@ -60,13 +61,27 @@ def _retyped_view(x: Tensor, data: Any, dtype: dt.dtype) -> Tensor:
     t._vbox, t._base = x._vbox, x if x._base is None else x._base
     return t
 
+def _words(storage: Any, np_dtype: Any) -> Any:
+    """`storage` (a numpy array or a cuda device buffer) read as elements of `np_dtype`: the same memory, no copy
+    (an odd trailing word, which no pair can use, is left out)."""
+    np_dtype = np.dtype(np_dtype)
+    k = np_dtype.itemsize // storage.dtype.itemsize
+    if isinstance(storage, np.ndarray): return (storage[:len(storage) // k * k] if k > 1 else storage).view(np_dtype)
+    from minitorch.cuda_core import DeviceStorage
+    if np_dtype.itemsize == 2 or storage.dtype.itemsize == 2:   # 16-bit floats live on the device as uint16 words
+        raise NotImplementedError(f"view_as_real/view_as_complex of {storage.dtype.name} tensors on cuda")
+    v = object.__new__(DeviceStorage)   # a second handle on the buffer, not a new allocation
+    data = storage.data[:len(storage) // k * k] if k > 1 else storage.data
+    v.data, v.dtype = data.view(np_dtype), np_dtype
+    return v
+
 class ViewAsReal(Function):
     "A complex tensor read as real pairs (..., 2); gradient: the real gradient read as complex."
     _node_name = 'ViewAsRealBackward0'
     @staticmethod
     def forward(ctx, x: Tensor) -> Tensor:
         d, real = x._data, x.dtype.to_real()
-        words = d.storage.view(np.float16 if real is dt.float16 else real.numpy_dtype)
+        words = _words(d.storage, np.float16 if real is dt.float16 else real.numpy_dtype)
         td = TensorData(words, d.shape + (2,), tuple(2 * s for s in d.strides) + (1,), 2 * d.offset)
         return _retyped_view(x, td, real)
     @staticmethod
@@ -79,8 +94,7 @@ class ViewAsComplex(Function):
     @staticmethod
     def forward(ctx, x: Tensor) -> Tensor:
         d, c = x._data, x.dtype.to_complex()
-        s = d.storage[:len(d.storage) // 2 * 2]
-        words = s.view(dt.COMPLEX32_STORAGE if c is dt.complex32 else c.numpy_dtype)
+        words = _words(d.storage, dt.COMPLEX32_STORAGE if c is dt.complex32 else c.numpy_dtype)
         td = TensorData(words, d.shape[:-1], tuple(st // 2 for st in d.strides[:-1]), d.offset // 2)
         return _retyped_view(x, td, c)
     @staticmethod
@@ -132,4 +146,24 @@ def polar(abs: Tensor, angle: Tensor) -> Tensor:
     _check_complex_parts(abs, angle)
     if abs.dtype == dt.float16:
         raise NotImplementedError('"polar_cpu" not implemented for \'Half\'')   # as PyTorch on CPU
-    return complex(abs * angle.cos(), abs * angle.sin())
+    return Polar.apply(abs, angle)
+
+class Polar(Function):
+    "r e^{iθ}; PyTorch's derivative from the result z: grad r = Re(conj(g) sgn(z)), grad θ = Re(conj(g) i z)."
+    _node_name = 'PolarBackward0'
+    @staticmethod
+    def forward(ctx, r: Tensor, th: Tensor) -> Tensor:
+        z = complex(r * th.cos(), r * th.sin())
+        z = Tensor._make(z._data, z.dtype, z._device)   # the stacked pair is a temporary: the result owns its memory
+        ctx.save_for_backward(z)
+        if hasattr(ctx, 'save_for_forward'): ctx.save_for_forward(th, z)
+        return z
+    @staticmethod
+    def backward(ctx, g: Tensor) -> tuple:
+        z, = ctx.saved_tensors
+        gc = g.conj()
+        return (gc * z.sgn()).real, (gc * (z * 1j)).real
+    @staticmethod
+    def jvp(ctx, tr: Tensor, tth: Tensor) -> Tensor:
+        th, z = ctx.saved_tensors
+        return tr * complex(th.cos(), th.sin()) + tth * (z * 1j)

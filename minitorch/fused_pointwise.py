@@ -103,13 +103,15 @@ def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any 
 def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any = 1, out: Any = None) -> Tensor:
     "`beta * input + alpha * outer(vec1, vec2)`."
     if out is not None: return _write_out(addr(input, vec1, vec2, beta=beta, alpha=alpha), out, 'addr')
-    return _axpby(input, outer(vec1, vec2), beta, alpha)
+    r = _cfused(input, vec1, vec2, beta, alpha, 'addr') if input.dtype.is_complex else None
+    return r if r is not None else _axpby(input, outer(vec1, vec2), beta, alpha)
 
 # %% ../nbs/08d_more_ops.ipynb #50b1c7c2
 def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1, out: Any = None) -> Tensor:
     "`beta * input + alpha * bmm(batch1, batch2)`."
     if out is not None: return _write_out(baddbmm(input, batch1, batch2, beta=beta, alpha=alpha), out, 'baddbmm')
     r = _half_opmath(lambda i, a, b: baddbmm(i, a, b, beta=beta, alpha=alpha), input, batch1, batch2)
+    if r is None and input.dtype.is_complex: r = _cfused(input, batch1, batch2, beta, alpha, 'baddbmm')
     return r if r is not None else _axpby(input, bmm(batch1, batch2), beta, alpha)
 
 def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1, out: Any = None) -> Tensor:
@@ -124,11 +126,17 @@ def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alph
         return r
     return _axpby(input, bmm(batch1, batch2).sum(0), beta, alpha)   # raises bmm's errors
 
+def _kernel_add(x: Tensor, y: Tensor) -> Tensor:
+    "`x + y` as a fused kernel adds: part by part for complex (the `+` operator is `x + (1+0j)*y`: inf*0 is NaN)."
+    if not x.dtype.is_complex: return x + y
+    from minitorch.complex_autograd import complex as from_parts   # (chapter 18; imported when first needed)
+    return from_parts(x.real + y.real, x.imag + y.imag)
+
 _addcmul = _pointwise('AddcmulBackward0',
-    lambda x, a, b, v, d: opmath(lambda x, a, b: x + (a * v) * b, x.to(d), a.to(d), b.to(d), out_dtype=d),
+    lambda x, a, b, v, d: opmath(lambda x, a, b: _kernel_add(x, (a * v) * b), x.to(d), a.to(d), b.to(d), out_dtype=d),
     lambda ctx, g, x, a, b, v, d, out: (g, g * _cj(b * v), g * _cj(a * v), None, None), keep=(1, 2))
 _addcdiv = _pointwise('AddcdivBackward0',
-    lambda x, a, b, v, d: opmath(lambda x, a, b: x + (a * v) / b, x.to(d), a.to(d), b.to(d), out_dtype=d),
+    lambda x, a, b, v, d: opmath(lambda x, a, b: _kernel_add(x, (a * v) / b), x.to(d), a.to(d), b.to(d), out_dtype=d),
     lambda ctx, g, x, a, b, v, d, out: (g, g * _cj(v / b), -g * _cj(v * a / (b * b)), None, None), keep=(1, 2))
 
 def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1, out: Any = None) -> Tensor:
@@ -139,6 +147,61 @@ def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1, 
     check_kernel('addcmul', d)
     if not (d.is_floating_point or d.is_complex): value = int(value)
     return _addcmul(input, tensor1, tensor2, value, d)
+
+# %% ../nbs/08d_more_ops.ipynb #2ee3a532
+class _CFused(Function):
+    "`beta * input + alpha * (vec1 outer vec2 | batch1 @ batch2)` for complex cpu tensors, in PyTorch's kernels' arithmetic."
+    @staticmethod
+    def forward(ctx, input, a, b, beta, alpha, kind):
+        ctx.beta, ctx.alpha, ctx.kind = beta, alpha, kind
+        ctx.save_for_backward(a, b)
+        d = input.dtype
+        c = d.numpy_dtype.type
+        x, y, z = (t.detach().numpy() for t in (input, a, b))
+        be, al = c(beta), c(alpha)
+        with np.errstate(all='ignore'):
+            if kind == 'addr':
+                shape = (y.shape[0], z.shape[0])
+                p = al * y[:, None] * z[None, :]
+                r = p if be == 0 else be * np.broadcast_to(x, shape) + p
+            else:
+                acc = np.zeros((y.shape[0], y.shape[1], z.shape[2]), c)
+                for k in range(y.shape[2]): acc = acc + y[:, :, k, None] * z[:, None, k, :]
+                r = al * acc if be == 0 else np.broadcast_to(x, acc.shape) * be + al * acc
+        return tensor(np.ascontiguousarray(r), dtype=d)
+    @staticmethod
+    def backward(ctx, g):
+        a, b = ctx.saved_tensors
+        be, al = np.conj(ctx.beta), np.conj(ctx.alpha)
+        scale = lambda t: t if al == 1 else t * al
+        gi = (g if be == 1 else g * be) if ctx.needs_input_grad[0] else None
+        if ctx.kind == 'addr':
+            ga = scale(mv(g, b.conj())) if ctx.needs_input_grad[1] else None
+            gb = scale(mv(g.t(), a.conj())) if ctx.needs_input_grad[2] else None
+        else:
+            ga = scale(bmm(g, b.transpose(1, 2).conj())) if ctx.needs_input_grad[1] else None
+            gb = scale(bmm(a.transpose(1, 2).conj(), g)) if ctx.needs_input_grad[2] else None
+        return gi, ga, gb, None, None, None
+
+class _Addr(_CFused): _node_name = 'AddrBackward0'
+class _Baddbmm(_CFused): _node_name = 'BaddbmmBackward0'
+
+def _cfused(input: Tensor, a: Tensor, b: Tensor, beta: Any, alpha: Any, kind: str) -> Tensor | None:
+    "PyTorch's complex cpu arithmetic for `addr` and small `baddbmm` (None: the composite applies)."
+    d = input.dtype
+    if not d.is_complex or d is dt.complex32 or a.dtype is not d or b.dtype is not d or input.device.type != 'cpu' \
+            or a.device.type != 'cpu' or b.device.type != 'cpu': return None
+    if kind == 'addr':
+        if a.dim() != 1 or b.dim() != 1: return None
+        shape = (a.shape[0], b.shape[0])
+    else:
+        if a.dim() != 3 or b.dim() != 3 or a.shape[0] != b.shape[0] or a.shape[2] != b.shape[1]: return None
+        if a.shape[2] * a.shape[1] * b.shape[2] >= 400: return None   # PyTorch calls its BLAS then
+        shape = (a.shape[0], a.shape[1], b.shape[2])
+    try: np.broadcast_shapes(tuple(input.shape), shape)
+    except ValueError: return None
+    if input.dim() > len(shape) or np.broadcast_shapes(tuple(input.shape), shape) != shape: return None
+    return (_Addr if kind == 'addr' else _Baddbmm).apply(input, a, b, beta, alpha, kind)
 
 # %% ../nbs/08d_more_ops.ipynb #115e377f
 def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1, out: Any = None) -> Tensor:
@@ -186,6 +249,15 @@ def _lerp_fwd(x: Tensor, e: Tensor, w: Any) -> Tensor:
     def f(x, e, w):
         if not isinstance(w, Tensor): return x + w * (e - x) if builtins.abs(w) < 0.5 else e - (e - x) * (1 - w)
         return where(abs(w) < 0.5, x + w * (e - x), e - (e - x) * (1 - w))
+    if x.dtype.is_complex and x.dtype is not dt.complex32 and x.device.type == 'cpu':
+        # the kernel's `+` and `-` are plain complex ones (ours add `1 * b` as torch.add does), and a number weight
+        # is a complex number: numpy's complex arithmetic is that kernel's
+        c = x.dtype.numpy_dtype.type
+        xn, en = x.detach().numpy(), e.detach().numpy()
+        wn = w.detach().numpy() if isinstance(w, Tensor) else c(w)
+        with np.errstate(all='ignore'):
+            r = np.where(np.abs(wn) < 0.5, xn + wn * (en - xn), en - (en - xn) * (c(1) - wn))
+        return tensor(np.array(r, dtype=x.dtype.numpy_dtype), dtype=x.dtype)
     if x.dtype.name in ('float16', 'bfloat16'):   # PyTorch: one fused multiply-add in float32, then one rounding
         d = x.dtype
         x, e = x.to(dt.float32), e.to(dt.float32)

@@ -108,6 +108,7 @@ def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: A
     "A copy of `input` with `src` (or `value`) written at `index` along `dim`."
     _check_index(index, 'scatter')
     if src is None: src = value
+    if not isinstance(src, Tensor): _check_scalar(src, input.dtype)   # the kernel converts it (uint8 -2.0 overflows)
     if input.ndim == 0:                                       # a 0-d tensor scatters as a 1-element one
         src = src.reshape(-1) if isinstance(src, Tensor) else src
         return scatter(input.reshape(1), 0, index.reshape(-1), src, reduce=reduce).reshape(())
@@ -274,13 +275,20 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
     from minitorch.reductions import return_types
     d = normalize_dim(dim, input.ndim) if input.ndim else 0
     if k > (input.shape[d] if input.ndim else 1): raise RuntimeError("selected index k out of range")
+    if input.dtype is dt.bool or input.dtype.is_complex:   # (PyTorch's cpu kernel, the reference)
+        raise RuntimeError(" topk does not support complex dtypes on CPU" if input.dtype.is_complex
+                           else "topk does not support bool dtypes on CPU")
     v, i = sort(input, d, descending=largest)
-    return return_types.topk(v.narrow(d, 0, k) if input.ndim else v, i.narrow(d, 0, k) if input.ndim else i)
+    if input.ndim: v, i = v.narrow(d, 0, k).contiguous(), i.narrow(d, 0, k).contiguous()   # new tensors, as PyTorch's
+    return return_types.topk(v, i)
 
 # %% ../nbs/08cab_scatter.ipynb #f012beec
 def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False, return_counts: bool = False,
            dim: int | None = None) -> Any:
     "The distinct elements (sorted), optionally with inverse indices and counts (no gradient)."
+    if input.dtype.is_complex:
+        from minitorch.reductions import _legacy
+        raise NotImplementedError(f"\"unique\" not implemented for '{_legacy(input.dtype)}'")
     a = input.detach().cpu().numpy()
     r = np.unique(a, return_inverse=return_inverse, return_counts=return_counts,   # every NaN distinct, last
                   axis=None if dim is None else normalize_dim(dim, input.ndim), equal_nan=False)

@@ -40,7 +40,7 @@ _NOGRAD = (" Given that this use case is ambiguous and error-prone, it is forbid
 
 def _overlaps(d: TensorData) -> bool:
     "Whether several elements of `d` are one memory location (a stride-0 dim of size > 1: an expanded view)."
-    return 0 in d.strides and builtins.any(s == 0 and n > 1 for n, s in zip(d.shape, d.strides))
+    return 0 in d.strides and builtins.any(s == 0 and n > 1 for n, s in zip(d.shape, d.strides)) and 0 not in d.shape
 
 def _check_overlap(self: Tensor) -> None:
     "Refuse to write into an expanded view."
@@ -50,7 +50,7 @@ def _warn_overlap(self: Tensor, name: str) -> None:
     "masked_fill_ and index_put_ still write into an expanded view, with PyTorch's deprecation warning."
     if _overlaps(self._data):
         import warnings
-        what = 'tensor[mask] = scalar' if name == 'masked_fill_' else 'tensor[indices] = tensor'
+        what = 'tensor[mask] = scalar' if name in ('masked_fill_', 'index_fill_') else 'tensor[indices] = tensor'
         warnings.warn(f"Use of {name} on expanded tensors is deprecated. Please clone() the tensor before performing "
                       f"this operation. This also applies to advanced indexing e.g. {what}", UserWarning, stacklevel=3)
 

@@ -69,6 +69,17 @@ def cat(tensors: Sequence[Tensor], dim: int = 0, *, out: Any = None) -> Tensor:
 concat = concatenate = cat
 
 # %% ../nbs/08ca_indexing.ipynb #88fbe395
+class _Stack(Function):
+    "Join same-shape tensors along a new dim: PyTorch's one node, `StackBackward0`, hands each input its slice."
+    _node_name = 'StackBackward0'
+    @staticmethod
+    def forward(ctx, d, *ts):
+        ctx.dim, ctx.n = d, len(ts)
+        return cat([t.unsqueeze(d) for t in ts], d)   # (recording is off inside forward: no nodes for these)
+    @staticmethod
+    def backward(ctx, g):
+        return (None,) + tuple(g.select(ctx.dim, i) for i in range(ctx.n))
+
 def stack(tensors: Sequence[Tensor], dim: int = 0, *, out: Any = None) -> Tensor:
     "Join same-shape tensors along a new dim."
     if out is not None: return _write_out(stack(tensors, dim), out, 'stack')
@@ -79,7 +90,7 @@ def stack(tensors: Sequence[Tensor], dim: int = 0, *, out: Any = None) -> Tensor
             raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(tensors[0].shape)} at "
                                f"entry 0 and {list(t.shape)} at entry {i}")
     d = normalize_dim(dim, tensors[0].ndim + 1)
-    return cat([t.unsqueeze(d) for t in tensors], d)
+    return _Stack.apply(d, *tensors)
 
 def hstack(tensors: Sequence[Tensor], *, out: Any = None) -> Tensor:
     "Concatenate along dim 1 (dim 0 for 1-D)."
@@ -146,6 +157,7 @@ def roll(input: Tensor, shifts: Any, dims: Any = None) -> Tensor:
 @patch
 def repeat(self: Tensor, *sizes: Any) -> Tensor:
     "Tile the tensor `sizes` times along each dim (new leading dims allowed)."
+    if not sizes: raise TypeError('repeat() missing 1 required positional arguments: "repeats"')
     sizes = _shape_args(sizes)
     if len(sizes) < self.ndim:
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor")
@@ -162,7 +174,7 @@ def tile(input: Tensor, dims: Sequence[int]) -> Tensor:
     "Like repeat, padding `dims` with leading ones."
     dims = tuple(dims)
     if len(dims) < input.ndim: dims = (1,) * (input.ndim - len(dims)) + dims
-    return input.repeat(*dims)
+    return input.repeat(tuple(dims))
 
 def repeat_interleave(input: Tensor, repeats: Any, dim: int | None = None) -> Tensor:
     "Repeat each element `repeats` times (flattened when `dim` is None)."
@@ -192,10 +204,11 @@ def index_select(input: Tensor, dim: int, index: Tensor, *, out: Any = None) -> 
 
 # %% ../nbs/08ca_indexing.ipynb #b9082cff
 _CTYPE = {'uint8': 'uint8_t', 'int8': 'int8_t', 'int16': 'int16_t', 'int32': 'int', 'int64': 'int64_t',
-          'float32': 'float', 'float64': 'double', 'complex64': 'c10::complex<float>',
-          'complex128': 'c10::complex<double>', 'complex32': 'c10::complex<c10::Half>'}
+          'float16': 'c10::Half', 'bfloat16': 'c10::BFloat16', 'float32': 'float', 'float64': 'double',
+          'complex64': 'c10::complex<float>', 'complex128': 'c10::complex<double>', 'complex32': 'c10::complex<c10::Half>'}
 
 _F32_MAX = 3.4028234663852886e38
+_MAX16 = {'float16': 65504.0, 'complex32': 65504.0, 'bfloat16': 3.3895313892515355e38}   # the 16-bit types' largest
 
 def _check_scalar(value: Any, dtype: dtype) -> None:
     "Refuse a Python number that does not fit `dtype`, as PyTorch does (numpy would wrap it around)."
@@ -211,7 +224,7 @@ def _check_scalar(value: Any, dtype: dtype) -> None:
         parts = [value.real, value.imag] if dtype.is_complex else [value.real]
     for p in parts:
         if dtype.is_floating_point or dtype.is_complex:
-            mx = 65504.0 if dtype is dt.complex32 else _F32_MAX if dtype is dt.complex64 or dtype is dt.float32 else None
+            mx = _MAX16.get(dtype.name) or (_F32_MAX if dtype is dt.complex64 or dtype is dt.float32 else None)
             if mx is not None and math.isfinite(p) and builtins.abs(p) > mx: raise err
             continue
         info = np.iinfo(dtype.numpy_dtype)

@@ -37,21 +37,29 @@ from .statistics import (nan_to_num, nansum, nanmean, diff, _cum_ext, cummax, cu
     cumulative_trapezoid)
 
 # %% ../nbs/08db_building.ipynb #6f95a09c
+def _wrap_dim(i: int, n: int) -> int:
+    "PyTorch's dim wrapping where a 0-d tensor has no dims to name."
+    from minitorch.tensor_data import normalize_dim
+    if n == 0: raise IndexError(f"Dimension specified as {i} but tensor has no dimensions")
+    return normalize_dim(i, n)
+
 def tensordot(a: Tensor, b: Tensor, dims: Any = 2, *, out: Any = None) -> Tensor:
     "Contract the last `dims` axes of `a` with the first of `b`, or the axes listed in `dims = (da, db)`."
     if out is not None: return _write_out(tensordot(a, b, dims), out, 'tensordot')
     if isinstance(dims, Tensor): dims = dims.tolist()
     if isinstance(dims, int):
         if dims < 0: raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        if dims > builtins.min(a.dim(), b.dim()):
+            raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}")
         da, db = list(range(a.dim() - dims, a.dim())), list(range(dims))
     else:
         da, db = dims
         da, db = ([da], [db]) if isinstance(da, int) else (list(da), list(db))
-    da, db = [i % a.dim() for i in da], [i % b.dim() for i in db]
+    da, db = [_wrap_dim(i, a.dim()) for i in da], [_wrap_dim(i, b.dim()) for i in db]
     fa, fb = [i for i in range(a.dim()) if i not in da], [i for i in range(b.dim()) if i not in db]
     K = math.prod(a.shape[i] for i in da)
-    A = a.permute(*fa, *da).reshape(math.prod(a.shape[i] for i in fa), K)
-    B = b.permute(*db, *fb).reshape(K, math.prod(b.shape[i] for i in fb))
+    A = a.permute(fa + da).reshape(math.prod(a.shape[i] for i in fa), K)
+    B = b.permute(db + fb).reshape(K, math.prod(b.shape[i] for i in fb))
     return mm(A, B).reshape(*[a.shape[i] for i in fa], *[b.shape[i] for i in fb])
 
 def inner(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
@@ -73,10 +81,38 @@ def cross(input: Tensor, other: Tensor, dim: int | None = None, *, out: Any = No
     "Cross product of 3-vectors along `dim` (default: the first dim of size 3, with a warning in PyTorch)."
     if out is not None: return _write_out(cross(input, other, dim), out, 'cross')
     if dim is None: dim = next(i for i, s in enumerate(input.shape) if s == 3)
+    if input.dim() != other.dim(): raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    from minitorch.tensor_data import normalize_dim
+    dim = normalize_dim(dim, input.dim())
     if input.shape[dim] != 3 or other.shape[dim] != 3:
         raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got {input.shape[dim]} and {other.shape[dim]}")
-    a = [input.select(dim, i) for i in range(3)]; b = [other.select(dim, i) for i in range(3)]
-    return stack([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]], dim % input.dim())
+    if input.dtype is dt.bool: raise NotImplementedError('"cross" not implemented for \'Bool\'')   # the kernel's dtypes
+    if other.dtype is not input.dtype:
+        raise RuntimeError(f"expected scalar type {torch_name(input.dtype)} but found {torch_name(other.dtype)}")
+    return _Cross.apply(input, other, dim % input.dim())
+
+def _cross(x: Tensor, y: Tensor, d: int) -> Tensor:
+    "The kernel's arithmetic: `a1*b2 - a2*b1`, ... (complex parts subtract on their own: no `alpha` spreading NaN)."
+    a = [x.select(d, i) for i in range(3)]; b = [y.select(d, i) for i in range(3)]
+    def sub(p, q):
+        from minitorch import complex as cplx
+        return cplx(p.real - q.real, p.imag - q.imag) if p.dtype.is_complex else p - q
+    return stack([sub(a[1] * b[2], a[2] * b[1]), sub(a[2] * b[0], a[0] * b[2]), sub(a[0] * b[1], a[1] * b[0])], d)
+
+class _Cross(Function):
+    "PyTorch's derivative: `cross(other.conj(), grad)` and `cross(grad, input.conj())` (summed to each shape)."
+    _node_name = 'LinalgCrossBackward0'
+    @staticmethod
+    def forward(ctx, x, y, d):
+        ctx.save_for_backward(x, y); ctx.d = d
+        return _cross(x, y, d)
+    @staticmethod
+    def backward(ctx, g):
+        from minitorch.ops import sum_to_shape
+        x, y = ctx.saved_tensors
+        gx = sum_to_shape(_cross(y.conj(), g, ctx.d), tuple(x.shape)) if ctx.needs_input_grad[0] else None
+        gy = sum_to_shape(_cross(g, x.conj(), ctx.d), tuple(y.shape)) if ctx.needs_input_grad[1] else None
+        return gx, gy, None
 
 def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
     "p-norm of `input - other`."
@@ -230,6 +266,7 @@ def dsplit(input: Tensor, indices_or_sections: Any) -> tuple:
 
 def split_with_sizes(input: Tensor, split_sizes: Sequence[int], dim: int = 0) -> tuple:
     "Split into pieces of the given sizes along `dim`."
+    if input.dim() == 0: raise RuntimeError("split expects at least a 1-dimensional tensor")
     if builtins.sum(split_sizes) != input.shape[dim]:
         raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {input.shape[dim]} "
                            f"(input tensor's size at dimension {dim}), but got split_sizes={list(split_sizes)}")
@@ -312,7 +349,7 @@ def isin(elements: Any, test_elements: Any, *, assume_unique: bool = False, inve
         if isinstance(a, Tensor) and (a.dtype is dt.bool or a.dtype.is_complex):
             raise RuntimeError(f"Unsupported input type encountered for isin(): {torch_name(a.dtype)}")
     t = flatten(test_elements if isinstance(test_elements, Tensor) else tensor(test_elements)).detach()
-    if t.numel() == 0: r = zeros(*e.shape, dtype=dt.bool)
+    if t.numel() == 0: r = zeros(*e.shape, dtype=dt.bool, device=e.device)
     else: r = (e.detach().unsqueeze(-1) == t).any(-1)
     return ~r if invert else r
 
@@ -336,12 +373,20 @@ def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False
         raise RuntimeError(f"torch.searchsorted(): input value can be a scalar only when boundaries tensor dimension is 1, "
                            f"but we got boundaries tensor dim({s.dim()}) and input value's dim(0) numel(1)")
     if s.dim() == 0: raise RuntimeError("torch.searchsorted(): boundaries tensor should have positive dimension, but got 0 dimension")
-    # PyTorch's binary search counts the boundaries that are not >= (right: not >) the value, so a NaN value lands last
+    # PyTorch's binary search moves right past each boundary that is not >= (right: not >) the value, so a NaN value
+    # lands last; run on the comparisons, it also gives PyTorch's answer for a sequence that is not sorted
     if s.dim() == 1:
-        c = ~(s > v.unsqueeze(-1)) if right else ~(s >= v.unsqueeze(-1))
+        c = (s > v.unsqueeze(-1)) if right else (s >= v.unsqueeze(-1))
     else:
-        c = ~(s.unsqueeze(-2) > v.unsqueeze(-1)) if right else ~(s.unsqueeze(-2) >= v.unsqueeze(-1))
-    return c.sum(-1, dtype=dt.int32 if out_int32 else dt.int64)
+        c = (s.unsqueeze(-2) > v.unsqueeze(-1)) if right else (s.unsqueeze(-2) >= v.unsqueeze(-1))
+    ge = c.cpu().numpy()
+    lo, hi = np.zeros(ge.shape[:-1], np.int64), np.full(ge.shape[:-1], ge.shape[-1], np.int64)
+    while (lo < hi).any():
+        mid = lo + ((hi - lo) >> 1)
+        at = np.take_along_axis(ge, np.minimum(mid, builtins.max(ge.shape[-1] - 1, 0))[..., None], -1)[..., 0]
+        go = lo < hi
+        lo, hi = np.where(go & ~at, mid + 1, lo), np.where(go & at, mid, hi)
+    return tensor(lo, dtype=dt.int32 if out_int32 else dt.int64, device=input.device if not scalar else s.device)
 
 def bucketize(input: Any, boundaries: Tensor, *, out_int32: bool = False, right: bool = False, out: Any = None) -> Tensor:
     "Bucket index of each element of `input` in the 1-D sorted `boundaries`."
@@ -428,6 +473,8 @@ def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> T
 # %% ../nbs/08db_building.ipynb #9cec18a0
 def unique_consecutive(input: Tensor, return_inverse: bool = False, return_counts: bool = False, dim: int | None = None) -> Any:
     "Collapse runs of equal consecutive elements (of the flattened input)."
+    if input.dtype.is_complex:
+        raise NotImplementedError(f"\"unique\" not implemented for '{torch_name(input.dtype)}'")
     if dim is not None: raise NotImplementedError("unique_consecutive: dim")
     a = input.detach().cpu().numpy().reshape(-1)
     start = np.ones(a.size, bool)
@@ -442,11 +489,32 @@ def _index_expand(index: Tensor, dim: int, shape: Sequence[int]) -> Tensor:
     "`index` (1-D) laid along `dim` and expanded to `shape`."
     return index.reshape(*[-1 if i == dim else 1 for i in range(len(shape))]).expand(tuple(shape))
 
+def _index_func_meta(func: str, input: Tensor, d: int, index: Tensor, source: Tensor) -> None:
+    "PyTorch's checks of index_add (index_func_meta_impl), in its order."
+    if index.dim() > 1:
+        raise IndexError(f"{func}_(): Index is supposed to be a vector, but got dim: {index.dim()} with type: "
+                         f"{torch_name(index.dtype)} and size: {list(index.shape)}")
+    if index.dtype not in (dt.int64, dt.int32):
+        raise RuntimeError(f"{func}_(): Expected dtype int32/int64 for index but got: {torch_name(index.dtype)}")
+    if source.dtype != input.dtype:
+        raise RuntimeError(f"{func}_(): self ({torch_name(input.dtype)}) and source ({torch_name(source.dtype)}) "
+                           f"must have the same scalar type")
+    if not (d == 0 or d < source.dim()):
+        raise RuntimeError(f"{func}_(): Indexing dim {d} is out of bounds of the source tensor with dim {source.dim()}")
+    if index.numel() != (1 if source.dim() == 0 else source.shape[d]):
+        if source.dim() == 0: raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+        raise RuntimeError(f"{func}_(): Number of indices ({index.numel()}) should be equal to source.size(dim): "
+                           f"({source.shape[d]}), for dim: {d}")
+    a, b = list(input.shape), list(source.shape)
+    if a and b: del a[d], b[d]
+    if a != b: raise RuntimeError(f"source tensor shape must match self tensor shape, excluding the specified "
+                                  f"dimension. Got self.shape = {list(input.shape)} source.shape = {list(source.shape)}")
+
 def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
     "`input` with `alpha * source` slices added at `index` along `dim` (repeated indices accumulate)."
-    d = dim % builtins.max(input.dim(), 1)
-    if source.dtype != input.dtype:
-        raise RuntimeError(f"index_add_(): self ({torch_name(input.dtype)}) and source ({torch_name(source.dtype)}) must have the same scalar type")
+    from minitorch.tensor_data import normalize_dim
+    d = normalize_dim(dim, input.dim())   # IndexError out of range; a 0-d input takes -1 and 0
+    _index_func_meta('index_add', input, d, index, source)
     src = source if alpha == 1 else source * alpha
     return input.scatter_add(d, _index_expand(index, d, source.shape), src)
 
@@ -463,7 +531,13 @@ def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
     n = input.shape[d] if input.dim() else 1
     m = isin(tensor(list(range(n)), device=input.device), index.detach() % n if index.numel() else index)
     m = m.reshape(*[-1 if i == d else 1 for i in range(input.dim())])
-    v = value.to(input.dtype) if isinstance(value, Tensor) else value
+    if isinstance(value, Tensor): v = value.to(input.dtype)
+    else:   # the value is converted to input's dtype first (an int32 input must not go through float32)
+        if isinstance(value, builtins.complex) and not input.dtype.is_complex:
+            raise RuntimeError("index_fill_(): Converting complex Scalar to non-complex type is not supported")
+        from minitorch.join_index import _check_scalar
+        _check_scalar(value, input.dtype)
+        v = tensor(value, dtype=input.dtype, device=input.device)
     return where(m, v, input).to(input.dtype)
 
 # %% ../nbs/08db_building.ipynb #e209c1bf
@@ -481,9 +555,13 @@ def narrow_copy(input: Tensor, dim: int, start: int, length: int) -> Tensor:
     return narrow(input, dim, start, length).clone()
 
 # %% ../nbs/08db_building.ipynb #9fe0b5b4
+from .inplace_graph import _overlaps
+
 def _swap(f: Any) -> Any:
     "An in-place variant: compute `f(self, ...)` and copy the result into `self`."
     def g(self, *a, **k):
+        if _overlaps(self._data) and not (f is float_power and self.dtype not in (dt.float64, dt.complex128)):
+            return _swap_expanded(f, self, *a, **k)   # (float_power_'s dtype error comes first)
         r = f(self, *a, **k)
         if f is float_power and self.dtype not in (dt.float64, dt.complex128):
             raise RuntimeError(f"the base given to float_power_ has dtype {torch_name(self.dtype)} but the operation's result requires dtype {torch_name(r.dtype)}")
@@ -494,6 +572,17 @@ def _swap(f: Any) -> Any:
         return self.copy_(r)
     g.__name__ = f.__name__ + '_'; g.__doc__ = f"In-place `{f.__name__}`."
     return g
+
+# Into an expanded view: PyTorch's kernels refuse it (after autograd's checks, before any dtype check: `frac_` of an
+# expanded uint8 tensor is the overlap error), except index_fill_, which writes through with a warning.
+def _swap_expanded(f: Any, self: Tensor, *a: Any, **k: Any) -> Tensor:
+    from minitorch.inplace_graph import _check_inplace, _warn_overlap, _OVERLAP
+    from minitorch.views import inplace
+    if f is index_fill:
+        _warn_overlap(self, 'index_fill_')
+        return inplace(self, f, *a, **k)
+    _check_inplace(self, *a)
+    raise RuntimeError(_OVERLAP)
 
 _methods = [addmm, addmv, addr, baddbmm, addbmm, addcmul, addcdiv, lerp, logaddexp, logaddexp2, hypot, xlogy,
             logit, sinc, frac, deg2rad, rad2deg, heaviside, float_power, copysign, fmax, fmin, nan_to_num, nansum,
@@ -509,6 +598,7 @@ for _f in [addmm, addmv, addr, baddbmm, addbmm, addcmul, addcdiv, lerp, hypot, x
 @patch
 def sum_to_size(self: Tensor, *size: Any) -> Tensor:
     "Sum `self` down to `size` (which `self` must broadcast from)."
+    if not size: raise TypeError('sum_to_size() missing 1 required positional arguments: "size"')
     size = tuple(size[0]) if len(size) == 1 and isinstance(size[0], (tuple, list)) else tuple(size)
     if not size: return self.sum()                         # torch's sum_to: an empty size is always a full sum
     lead = self.dim() - len(size)

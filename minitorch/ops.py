@@ -223,8 +223,11 @@ class _Part(Function):
         return t
     @classmethod
     def backward(cls, ctx, g):
-        z = g.to(dt.promote_types(g.dtype, dt.complex64) if g.dtype is not dt.float64 else dt.complex128)
-        return z if cls.op == 'real' else z * 1j
+        z = dt.promote_types(g.dtype, dt.complex64) if g.dtype is not dt.float64 else dt.complex128
+        if cls.op == 'real': return g.to(z)
+        from minitorch.complex_autograd import complex   # 0 + g i, not g * 1j: (inf + 0j) * 1j has a NaN real part
+        g = g.to(z.to_real())
+        return complex(zeros_like(g), g)
 
 class _Real(_Part):
     op, _node_name = 'real', 'RealBackward0'
@@ -291,8 +294,8 @@ def _rev(f):
 
 # %% ../nbs/08ab_logic_casts.ipynb #e1587a99
 _OPERATORS = {
-    '__add__': add, '__radd__': _rev(add), '__sub__': sub, '__rsub__': _rev(sub), '__mul__': mul,
-    '__rmul__': _rev(mul), '__truediv__': div, '__rtruediv__': _rdiv, '__floordiv__': floor_divide,
+    '__add__': add, '__radd__': add, '__sub__': sub, '__rsub__': _rev(sub), '__mul__': mul,
+    '__rmul__': mul, '__truediv__': div, '__rtruediv__': _rdiv, '__floordiv__': floor_divide,
     '__rfloordiv__': _rev(floor_divide), '__mod__': remainder, '__rmod__': _rev(remainder), '__pow__': pow,
     '__rpow__': _rev(pow), '__neg__': neg, '__pos__': positive, '__abs__': abs, '__invert__': _invert,
     '__and__': bitwise_and, '__rand__': _rev(bitwise_and), '__or__': bitwise_or, '__ror__': _rev(bitwise_or),
@@ -307,8 +310,8 @@ _OPERAND = _EQ_OPERAND + (np.generic,)          # and the other operators (built
 
 # `x + y`, `x * 2`, `1 - x`: with a tensor or a Python number on the other side, `add(x, y)` is `Add.apply(x, y)`,
 # so the operator goes there directly (the commonest call of all skips two Python calls).
-_DIRECT = {'__add__': (Add, 0), '__radd__': (Add, 1), '__sub__': (Sub, 0), '__rsub__': (Sub, 1),
-           '__mul__': (Mul, 0), '__rmul__': (Mul, 1), '__truediv__': (Div, 0)}
+_DIRECT = {'__add__': (Add, 0), '__radd__': (Add, 0), '__sub__': (Sub, 0), '__rsub__': (Sub, 1),
+           '__mul__': (Mul, 0), '__rmul__': (Mul, 0), '__truediv__': (Div, 0)}
 _PLAIN_OPERAND = frozenset({Tensor, builtins.int, builtins.float, builtins.bool, builtins.complex})
 
 def _direct_operator(f, fn: type, swap: int):

@@ -69,12 +69,13 @@ def _cum_ext(input: Tensor, dim: int, ge: bool, name: str) -> Any:
     if input.dim() == 0: return getattr(return_types, name)(input.clone(), zeros((), dtype=dt.int64))
     v = np.moveaxis(input.detach().cpu().numpy(), d, -1)
     idx = np.zeros(v.shape, dtype=np.int64)
+    fl = input.dtype.is_floating_point or input.dtype.is_complex   # bfloat16's numpy kind is not 'f': ask the dtype
     if v.shape[-1]:
         cur, ci = v[..., 0].copy(), np.zeros(v.shape[:-1], np.int64)
         for j in range(v.shape[-1]):
             x = v[..., j]
             with np.errstate(invalid='ignore'):
-                take = np.isnan(x) | (~np.isnan(cur) & ((x >= cur) if ge else (x <= cur))) if v.dtype.kind in 'fc' \
+                take = np.isnan(x) | (~np.isnan(cur) & ((x >= cur) if ge else (x <= cur))) if fl \
                     else ((x >= cur) if ge else (x <= cur))
             cur = np.where(take, x, cur); ci = np.where(take, j, ci); idx[..., j] = ci
     ind = tensor(np.ascontiguousarray(np.moveaxis(idx, -1, d)), device=input.device)
@@ -203,6 +204,25 @@ def quantile(input: Tensor, q: Any, dim: int | None = None, keepdim: bool = Fals
     return outs[0] if scalar else stack(outs, 0)
 
 # %% ../nbs/08da_statistics.ipynb #29a6e935
+def _sort_mode_index(row: np.ndarray) -> int:
+    "PyTorch's CPU mode on a short row holding NaN: `std::sort` by `<` (libstdc++'s insertion sort below 17 elements,"\
+    " where a NaN compares false both ways), then the first longest run of `==` values; its last element's index."
+    el = [(float(v), i) for i, v in enumerate(row)]
+    for i in range(1, len(el)):
+        val = el[i]
+        if val[0] < el[0][0]: el[1:i + 1] = el[0:i]; el[0] = val
+        else:
+            j = i
+            while val[0] < el[j - 1][0]: el[j] = el[j - 1]; j -= 1
+            el[j] = val
+    best, freq, run = 0, 0, 0
+    for i, (v, k) in enumerate(el):
+        run += 1
+        if i == len(el) - 1 or v != el[i + 1][0]:
+            if run > freq: best, freq = k, run
+            run = 0
+    return best
+
 def mode(input: Tensor, dim: int = -1, keepdim: bool = False, *, out: Any = None) -> Any:
     "Most frequent value along `dim` (the smallest on ties) and the index of its last occurrence."
     if out is not None: return _write_out(mode(input, dim, keepdim), out, 'mode')
@@ -212,7 +232,10 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False, *, out: Any = None
     v = np.moveaxis(x.detach().cpu().numpy(), d, -1)
     rows = v.reshape(-1, v.shape[-1])
     idx = np.zeros(rows.shape[0], np.int64)
+    fl = x.dtype.is_floating_point
     for r, row in enumerate(rows):
+        if fl and row.shape[0] <= 16 and np.isnan(row.astype(np.float64)).any():
+            idx[r] = _sort_mode_index(row.astype(np.float64)); continue
         u, c = np.unique(row, return_counts=True, equal_nan=False)
         hit = np.nonzero(row == u[np.argmax(c)])[0]
         idx[r] = hit[-1] if hit.size else np.nonzero(row != row)[0][-1]

@@ -144,18 +144,28 @@ class Prod(Function):
     _node_name = 'ProdBackward1'
     @staticmethod
     def forward(ctx, x, dims, keepdim, out_dtype):
-        ctx.save_for_backward(x)
         ctx.dims, ctx.keepdim = dims, keepdim
-        return reduce_data('prod', x, dims, keepdim, out_dtype, out_dtype)     # cast first, then multiply
+        y = reduce_data('prod', x, dims, keepdim, out_dtype, out_dtype)        # cast first, then multiply
+        ctx.save_for_backward(x, y)
+        return y
     @staticmethod
     def backward(ctx, g):
-        x, = ctx.saved_tensors
+        "PyTorch's prod_backward: g * conj(result / x) when no element is 0, else the exact exclusive products."
+        x, y = ctx.saved_tensors
+        if x.ndim == 0: return g, None, None, None
+        x = x.to(g.dtype)                                   # PyTorch casts the input to the result's dtype
+        zeros = int(np.count_nonzero(to_numpy((x == 0)._data)))
         dims = ctx.dims
-        if len(dims) != 1 or x.ndim == 0:
-            flat = x.reshape(-1)
-            gx = _prod_others(flat, 0).reshape(x.shape)
-            return _cj(gx) * _grad_back(g, x.shape, tuple(range(x.ndim)), ctx.keepdim), None, None, None
-        return _cj(_prod_others(x, dims[0])) * _grad_back(g, x.shape, dims, ctx.keepdim), None, None, None
+        if len(dims) != 1:                                  # every element
+            if zeros == 0: return g * _cj(y / x), None, None, None
+            if zeros > 1 and not is_grad_enabled(): return zeros_like(x), None, None, None
+            if x.numel() == 1: return g.reshape(x.shape), None, None, None
+            return (g * _cj(_prod_others(x.reshape(-1), 0))).reshape(x.shape), None, None, None
+        d = dims[0]
+        if not ctx.keepdim: g, y = g.unsqueeze(d), y.unsqueeze(d)
+        if zeros == 0: return g * _cj(y / x), None, None, None
+        if x.shape[d] == 1: return g, None, None, None
+        return g * _cj(_prod_others(x, d)), None, None, None
 
 def _prod_others(x: Tensor, dim: int) -> Tensor:
     "For each element, the product of the other elements along `dim` (exact with zeros): exclusive cumprods."
@@ -200,12 +210,38 @@ def var(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = Fa
     if input.dtype in (dt.float16, dt.bfloat16):        # float32 inside, one rounding (PyTorch)
         return var(input.float(), dim, unbiased, keepdim, correction=correction).to(input.dtype)
     dims = _dims(dim, input.ndim)
-    n = math.prod(input.shape[d] for d in dims)
-    c = _correction(unbiased, correction)
-    m = mean(input, dims, keepdim=True)
-    dev = input - m
-    sq = (dev * dev.conj()).real if input.dtype.is_complex else dev * dev
-    return sum(sq, dims, keepdim=keepdim) / builtins.max(n - c, 0)
+    return _Var.apply(input, dims, _correction(unbiased, correction), keepdim, dim is None)
+
+class _Var(Function):
+    "The variance, with PyTorch's `var_backward`: (2/dof) g (x - mean), or g * (NaN where x == mean, else inf) when"\
+    " dof <= 0 over all elements (one formula, so an inf input gives inf gradients where the chain rule would give NaN)."
+    _node_name = 'VarBackward0'
+    @staticmethod
+    def forward(ctx, x, dims, c, keepdim, every):
+        n = math.prod(x.shape[d] for d in dims)
+        ctx.dims, ctx.c, ctx.keepdim, ctx.n, ctx.every = dims, c, keepdim, n, every or x.ndim == 0
+        ctx.save_for_backward(x)
+        m = mean(x, dims, keepdim=True)
+        if n: m = m + mean(x - m, dims, keepdim=True)   # one refinement: a constant slice gets its exact value (var 0,
+        dev = x - m                                      # as PyTorch's Welford loop), sum/n alone may be off by an ulp
+        sq = (dev * dev.conj()).real if x.dtype.is_complex else dev * dev
+        return sum(sq, dims, keepdim=keepdim) / builtins.max(n - c, 0)
+    @staticmethod
+    def backward(ctx, g):
+        x, = ctx.saved_tensors
+        dof = ctx.n - ctx.c
+        if not ctx.keepdim: g = g.reshape(tuple(1 if d in ctx.dims else s for d, s in enumerate(x.shape)))
+        if ctx.every and dof <= 0:     # PyTorch takes this branch only when no `dim` was given (or x is 0-d)
+            return g * where(x == mean(x), math.nan, math.inf), None, None, None, None
+        k = 2.0 / dof if dof else math.copysign(math.inf, dof)
+        return k * g * (x - mean(x, ctx.dims, keepdim=True)), None, None, None, None
+    @staticmethod
+    def jvp(ctx, t, *_):
+        x, = ctx.saved_tensors
+        dev = x - mean(x, ctx.dims, keepdim=True)
+        p = (dev.conj() * t).real if x.dtype.is_complex else dev * t
+        dof = ctx.n - ctx.c
+        return sum(p, ctx.dims, keepdim=ctx.keepdim) * (2.0 / dof if dof else math.inf)
 
 class _StdSqrt(Function):
     "The square root that ends `std` (and the 2-norm): where it is 0 its derivative is 0 (PyTorch masks it), not inf."
@@ -238,13 +274,45 @@ def var_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool
              correction: Any = None) -> tuple[Tensor, Tensor]:
     "(var, mean)."
     _check_var(input, 'var_mean')
-    return var(input, dim, unbiased, keepdim, correction=correction), mean(input, dim, keepdim)
+    return var(input, dim, unbiased, keepdim, correction=correction), _mean_parts(input, dim, keepdim)
+
+class _Value(Function):
+    "`v` in the forward, `m`'s gradient in the backward: a value PyTorch's kernel rounds differently, same derivative."
+    @staticmethod
+    def forward(ctx, m, v): return v
+    @staticmethod
+    def backward(ctx, g): return g, None
+
+def _welford_mean(x: Tensor, dims: tuple, keepdim: bool) -> Tensor:
+    "var_mean's mean: PyTorch's Welford loop `m += (x - m) / k` (in memory order); it differs from sum/n only at"\
+    " infinities (`inf` then a finite value gives NaN), so the loop runs only when the data holds one."
+    m = mean(x, dims or None, keepdim)
+    xn = x.detach().numpy()
+    if not dims or not np.isinf(xn).any(): return m
+    order = sorted(dims, key=lambda d: -abs(x.stride(d)))            # the outer loop first
+    keep = [d for d in range(x.ndim) if d not in dims]
+    a = np.transpose(xn, keep + order).astype(np.float64).reshape([x.shape[d] for d in keep] + [-1])
+    w = np.zeros(a.shape[:-1])
+    with np.errstate(invalid='ignore'):
+        for k in range(a.shape[-1]): w = w + (a[..., k] - w) / (k + 1)
+    if keepdim: w = w.reshape([1 if d in dims else s for d, s in enumerate(x.shape)])
+    return _Value.apply(m, tensor(w, dtype=m.dtype))
+
+def _mean_parts(input: Tensor, dim: Any, keepdim: bool) -> Tensor:
+    "var_mean's and std_mean's mean: for complex inputs PyTorch averages the real and imaginary parts apart (a NaN"\
+    " real part leaves the imaginary mean alone, where `mean`'s complex division spreads it)."
+    dims = _dims(dim, input.ndim) or tuple(range(input.ndim))
+    if input.device.type != 'cpu': return mean(input, dim, keepdim)
+    if not input.dtype.is_complex: return _welford_mean(input, dims, keepdim)
+    if not dims: return mean(input, dim, keepdim)
+    from minitorch.complex_autograd import view_as_real, view_as_complex
+    return view_as_complex(_welford_mean(view_as_real(input), dims, keepdim))
 
 def std_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
              correction: Any = None) -> tuple[Tensor, Tensor]:
     "(std, mean)."
     _check_var(input, 'std_mean')
-    return std(input, dim, unbiased, keepdim, correction=correction), mean(input, dim, keepdim)
+    return std(input, dim, unbiased, keepdim, correction=correction), _mean_parts(input, dim, keepdim)
 
 # %% ../nbs/08b_reductions.ipynb #1b6ba27e
 class Cumsum(Function):

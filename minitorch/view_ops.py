@@ -121,7 +121,7 @@ class Permute(Function):
     def backward(ctx, g):
         inv = [0] * len(ctx.dims)
         for i, d in enumerate(ctx.dims): inv[d] = i
-        return g.permute(*inv), None
+        return g.permute(inv), None   # (a list: a 0-d tensor's `inv` is empty)
 
 def permute(input: Tensor, *dims: Any) -> Tensor:
     "A view with the dimensions reordered."

@@ -99,10 +99,14 @@ def _overwrite_node(name: str) -> type:
     return cls
 
 def _make_inplace(name: str, fn: Callable, overlap_ok: bool = False) -> Callable:
+    cast_first, arith = name in _CAST_FIRST, name in _CAST_COMPLEX
     def f(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-        if not overlap_ok: _check_overlap(self)
+        if not overlap_ok:
+            if _overlaps(self._data): _check_inplace(self, *args)   # autograd's refusals come first
+            _check_overlap(self)
         else: _warn_overlap(self, name)
-        if name in _CAST_FIRST and args: _check_cast(self, args[0])
+        if args and (cast_first or arith and not self.dtype.is_complex and _is_complex_arg(args[0])):
+            _check_cast(self, args[0])
         return inplace(self, fn, *args, **kwargs)
     f.__name__ = name
     f.__doc__ = f"In-place version of `{fn.__name__}`."
@@ -111,6 +115,13 @@ def _make_inplace(name: str, fn: Callable, overlap_ok: bool = False) -> Callable
 # PyTorch checks the bitwise in-place ops' result type before any kernel runs, so `int_t &= 0.5`
 # is a cast error (RuntimeError), not the float kernel's NotImplementedError.
 _CAST_FIRST = {'bitwise_and_', 'bitwise_or_', 'bitwise_xor_'}
+# The same for a complex operand of an arithmetic op into a real tensor (`int8_t %= 1j` is the cast error, not
+# remainder's missing complex kernel).
+_CAST_COMPLEX = {'add_', 'sub_', 'mul_', 'div_', 'pow_', 'remainder_', 'fmod_', 'floor_divide_', 'atan2_', 'arctan2_',
+                 'multiply_', 'subtract_', 'divide_', 'true_divide_'}
+
+def _is_complex_arg(o: Any) -> bool:
+    return isinstance(o, builtins.complex) or (isinstance(o, Tensor) and o.dtype.is_complex)
 
 def _check_cast(self: Tensor, other: Any) -> None:
     "Raise PyTorch's cast error when `self op other` cannot be stored back in `self`'s dtype."
@@ -197,28 +208,49 @@ def _random_fill(self: Tensor, arr: np.ndarray) -> Tensor:
     "Write host values `arr` into `self` (under the leaf rule)."
     with _NoGrad():
         src = tensor(arr, dtype=self.dtype, device=self._device)
-    if _State.grad_enabled and self._requires_grad and self.grad_fn is None:
-        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+    _random_checks(self)
     get_backend(self._device.type).assign(self._data, src._data)
     self._vbox[0] += 1
     return self
 
+def _random_checks(self: Tensor, kernel: str | None = None) -> None:
+    "Autograd's leaf rule, then the overlap check (a sample for each element cannot land in an expanded view), then `kernel`'s dtypes."
+    if _State.grad_enabled and self._requires_grad and self.grad_fn is None:
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+    _check_overlap(self)
+    if kernel is not None and self.dtype.is_complex:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_legacy(self.dtype)}'")
+
+def _not_float(self: Tensor, kernel: str) -> None:
+    "The kernels that dispatch on the dtype before they build their iterator (so before the overlap check)."
+    if _State.grad_enabled and self._requires_grad and self.grad_fn is None:
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+    if not (self.dtype.is_floating_point or self.dtype.is_complex):
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_legacy(self.dtype)}'")
+
+# PyTorch checks each sampler's arguments, then (in an order of its own) the dtype and the overlap.
 @patch
 def uniform_(self: Tensor, a: float = 0.0, b: float = 1.0, *, generator: Any = None) -> Tensor:
     "Fill with uniform samples in [a, b)."
     from minitorch.tensors import _rng
+    _not_float(self, 'check_uniform_bounds')
+    if a > b: raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={a:g} > to={b:g}")
     return _random_fill(self, _rng(generator).uniform(a, b, tuple(self.shape)))
 
 @patch
 def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: Any = None) -> Tensor:
     "Fill with normal samples."
     from minitorch.tensors import _rng
+    if std < 0: raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
+    _not_float(self, 'normal_kernel_cpu')
     return _random_fill(self, _rng(generator).normal(mean, std, tuple(self.shape)))
 
 @patch
 def bernoulli_(self: Tensor, p: float = 0.5, *, generator: Any = None) -> Tensor:
     "Fill with 0/1 samples of probability `p`."
     from minitorch.tensors import _rng
+    if not 0 <= p <= 1: raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p:g}")
+    _random_checks(self, 'bernoulli_scalar_cpu_')
     return _random_fill(self, (_rng(generator).random(tuple(self.shape)) < p))
 
 @patch
@@ -226,13 +258,21 @@ def random_(self: Tensor, low: int = 0, high: int | None = None, *, generator: A
     "Fill with random integers in [low, high)."
     from minitorch.tensors import _rng
     if high is None: low, high = 0, low if low else 2 ** 24
+    elif low >= high: raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+    _random_checks(self, 'random_kernel_cpu')
     return _random_fill(self, _rng(generator).integers(low, high, tuple(self.shape)))
 
 @patch
 def exponential_(self: Tensor, lambd: float = 1.0, *, generator: Any = None) -> Tensor:
     "Fill with exponential samples of rate `lambd`."
     from minitorch.tensors import _rng
+    if not lambd > 0: raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd:g}")
+    _random_checks(self)
+    if not self.dtype.is_floating_point:
+        raise RuntimeError(f"Exponential distribution is a continuous probability distribution. dtype must be a "
+                           f"floating point but you specified {_legacy(self.dtype)}")
     return _random_fill(self, _rng(generator).exponential(1 / lambd, tuple(self.shape)))
+
 
 # %% ../nbs/08cc_inplace_ops.ipynb #9b6e1db8
 class _CopySlices(IndexPut):
@@ -297,11 +337,31 @@ Tensor.scatter_ = _make_inplace('scatter_', scatter)
 
 Tensor.scatter_add_ = _make_inplace('scatter_add_', scatter_add)
 
-Tensor.index_put_ = _make_inplace('index_put_', index_put, overlap_ok=True)
+# On an expanded view PyTorch's kernel writes element by element: a memory location that several indexed
+# elements share is written (or, with `accumulate=True`, added to) once for each of them, in index order.
+def _index_put_(self: Tensor, indices: Sequence[Tensor], values: Any, accumulate: bool = False) -> Tensor:
+    "In-place `index_put`."
+    if self._device.type != 'cpu' or not _overlaps(self._data):
+        return inplace(self, index_put, indices, values, accumulate)
+    _warn_overlap(self, 'index_put_')
+    if _check_inplace(self, values): return inplace(self, index_put, indices, values, accumulate)
+    with _NoGrad(): index_put(self, indices, values, accumulate)   # PyTorch's checks (dtypes, shapes, bounds)
+    bk = get_backend('cpu')
+    key = _np_key(tuple(indices), self)
+    vd, shape = _data_as(values, self.dtype, bk), bk.index(self._data, key).shape
+    bk.index_put(self._data, key, vd if vd.shape == shape else _expand_data(vd, shape), accumulate)
+    self._vbox[0] += 1
+    return self
 
-Tensor.tril_ = _make_inplace('tril_', tril)
+Tensor.index_put_ = _index_put_
 
-Tensor.triu_ = _make_inplace('triu_', triu)
+# tril_/triu_ only zero the elements outside the triangle, so PyTorch lets them write into an expanded view.
+def _tri_inplace(name: str, fn: Callable) -> Callable:
+    def f(self: Tensor, diagonal: int = 0) -> Tensor: return inplace(self, fn, diagonal)
+    f.__name__, f.__doc__ = name, f"In-place version of `{fn.__name__}`."
+    return f
+
+Tensor.tril_, Tensor.triu_ = _tri_inplace('tril_', tril), _tri_inplace('triu_', triu)
 
 # The in-place scans keep the tensor's dtype: a `dtype=` that differs is an error, and bool (whose
 # out-of-place scan gives int64) has no in-place kernel.
@@ -328,15 +388,20 @@ def _replace_view(self: Tensor, v: Tensor) -> Tensor:
     self.__dict__.pop('_span', None)
     return self
 
-Tensor.t_ = lambda self: _replace_view(self, t(self))
+def _view_change(self: Tensor, make: Callable) -> Tensor:
+    "An in-place view change is an in-place op for autograd: a leaf (or a view of one) that requires grad refuses it first."
+    _check_inplace(self)
+    return _replace_view(self, make())
 
-Tensor.transpose_ = Tensor.swapaxes_ = Tensor.swapdims_ = lambda self, d0, d1: _replace_view(self, transpose(self, d0, d1))
+Tensor.t_ = lambda self: _view_change(self, lambda: t(self))
 
-Tensor.as_strided_ = lambda self, size, stride, storage_offset=None: _replace_view(self, as_strided(self, size, stride, storage_offset))
+Tensor.transpose_ = Tensor.swapaxes_ = Tensor.swapdims_ = lambda self, d0, d1: _view_change(self, lambda: transpose(self, d0, d1))
 
-Tensor.squeeze_ = lambda self, dim=None: _replace_view(self, squeeze(self, dim))
+Tensor.as_strided_ = lambda self, size, stride, storage_offset=None: _view_change(self, lambda: as_strided(self, size, stride, storage_offset))
 
-Tensor.unsqueeze_ = lambda self, dim: _replace_view(self, unsqueeze(self, dim))
+Tensor.squeeze_ = lambda self, dim=None: _view_change(self, lambda: squeeze(self, dim))
+
+Tensor.unsqueeze_ = lambda self, dim: _view_change(self, lambda: unsqueeze(self, dim))
 
 for _k, _name in (('__iadd__', 'add_'), ('__isub__', 'sub_'), ('__imul__', 'mul_'), ('__itruediv__', 'div_'),
                   ('__ifloordiv__', 'floor_divide_'), ('__imod__', 'remainder_'), ('__ipow__', 'pow_'),

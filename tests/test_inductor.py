@@ -268,3 +268,109 @@ def test_mode_reduce_overhead_goes_to_static_replay(monkeypatch):
         want = m(x)
     assert seen == [1]                   # one graph, compiled by chapter 26c's backend
     _close(got, want.numpy())
+
+
+def test_scalar_output_that_needs_grad_is_0d():
+    "A compiled loss is a 0-d tensor as eager's (np.ascontiguousarray made 0-d arrays 1-d: shape [1])."
+    from minitorch.compiler.inductor import _tensor
+    assert tuple(_tensor(np.zeros((), np.float32)).shape) == ()
+    fns = [lambda x: (x * 2).sum(), lambda x: x.exp().mean(), lambda x: x.sum() * 3, lambda x: (x * x).sum(1).sum()]
+    for f in fns:
+        minitorch._dynamo.reset()
+        x = minitorch.randn(4, 3, requires_grad=True); xe = x.detach().clone().requires_grad_(True)
+        out = minitorch.compile(f)(x)
+        assert tuple(out.shape) == () and out.requires_grad
+        out.backward(); f(xe).backward()
+        _close(x.grad, xe.grad.numpy())
+        with minitorch.no_grad(): assert tuple(minitorch.compile(f)(x).shape) == ()
+
+@pytest.mark.parametrize('sa, sb, dims, keep', [((2, 4, 5, 1), (2, 1, 5, 3), (2,), False), ((2, 4, 1, 8), (2, 4, 4, 8), (3,), True),
+                                                ((2, 4, 1, 8), (2, 4, 4, 8), (1,), True), ((3, 1, 4), (1, 5, 4), (0, 2), False),
+                                                ((4, 1, 6), (5, 6), (2,), False)])
+def test_contract_planned_once_is_sum_of_product(sa, sb, dims, keep):
+    from minitorch.compiler.inductor import _contract_np
+    rng = np.random.default_rng(7)
+    a, b = rng.standard_normal(sa), rng.standard_normal(sb)
+    want = (torch.from_numpy(a) * torch.from_numpy(b)).sum(dims, keepdim=keep)
+    f = _contract_np(sa, sb, np.broadcast_shapes(sa, sb), dims, keep)
+    torch.testing.assert_close(torch.from_numpy(np.asarray(f(a, b))), want)
+
+def test_softmax_kernel_computes_exp_once():
+    c = compile_fn(lambda x: minitorch.softmax(x, -1), [minitorch.randn(6, 16)])
+    assert c.kernel_count == 1 and c.sources[0].count('math.exp(') == 1     # stored in a row buffer for the divide
+    x = np.random.default_rng(3).standard_normal((6, 16)).astype(np.float32)
+    _close(c(_t(x)), torch.softmax(torch.from_numpy(x), -1))
+
+def test_a_view_between_fusable_ops_does_not_split_the_kernel():
+    f = lambda a, b: (a * 2) + b.reshape(4, 8)             # mul, then a view of an input, then add: one kernel
+    a, b = np.random.default_rng(4).standard_normal((4, 8)), np.random.default_rng(5).standard_normal((32,))
+    c = compile_fn(f, [_t(a), _t(b)])
+    assert c.kernel_count == 1
+    _close(c(_t(a), _t(b)), torch.from_numpy(a) * 2 + torch.from_numpy(b).reshape(4, 8))
+    g = lambda r, x: x + r.sum(-1, keepdim=True).expand(4, 8)   # a kernel reads an expand through its source
+    c = compile_fn(g, [_t(a), _t(a)])
+    _close(c(_t(a), _t(a)), torch.from_numpy(a) + torch.from_numpy(a).sum(-1, keepdim=True))
+
+def test_cse_merges_repeated_pure_ops_only():
+    from minitorch.compiler.aot import cse, op_counts
+    f = lambda x: (x - x.mean(-1, keepdim=True)) * (x - x.mean(-1, keepdim=True))
+    x = minitorch.randn(3, 5)
+    g = decompose(f, [x])
+    before = op_counts(g)
+    assert cse(g) >= 2 and op_counts(g)['sub'] == 1 and op_counts(g)['mean'] < before['mean']
+    from minitorch.compiler.inductor import CompiledGraph
+    _close(CompiledGraph(g)(x), f(x).numpy())
+    d = decompose(lambda x: x * 0.0 + x * -0.0, [x])       # -0.0 is not 0.0
+    assert cse(d) == 0
+
+@pytest.mark.parametrize('op', ['softmax', 'log_softmax', 'cross_entropy'])
+def test_softmax_family_backward_has_no_max_chain(op):
+    "The max shift is a constant to autograd: no eq / count chain in the joint graph, gradients as torch's."
+    from minitorch.compiler.aot import make_joint, op_counts
+    rng = np.random.default_rng(8)
+    x, y = rng.standard_normal((5, 7)), rng.integers(0, 7, 5)
+    f = {'softmax': lambda x: (minitorch.softmax(x, -1) ** 2).sum(), 'log_softmax': lambda x: (F.log_softmax(x, -1) ** 2).sum(),
+         'cross_entropy': lambda x: F.cross_entropy(x, minitorch.from_numpy(y))}[op]
+    xt = minitorch.from_numpy(x).requires_grad_(True)
+    joint, _, _ = make_joint(f, [xt])
+    eqs = [n for n in joint.nodes if getattr(n.target, '__name__', '') == 'eq']    # (cross_entropy's ignore_index check: ints)
+    assert not [n for n in eqs if n.args[0].meta['val'].is_floating_point()]
+    minitorch._dynamo.reset()
+    xc = minitorch.from_numpy(x.copy()).requires_grad_(True)
+    minitorch.compile(f)(xc).backward()
+    tx = torch.from_numpy(x).requires_grad_(True)
+    tf = {'softmax': lambda x: (torch.softmax(x, -1) ** 2).sum(), 'log_softmax': lambda x: (torch.log_softmax(x, -1) ** 2).sum(),
+          'cross_entropy': lambda x: torch.nn.functional.cross_entropy(x, torch.from_numpy(y))}[op]
+    tf(tx).backward()
+    _close(xc.grad, tx.grad.numpy())
+
+@pytest.mark.parametrize('xs, js, dim', [((5, 7), (5, 1), 1), ((4, 6), (2, 6), 0), ((3, 4, 5), (3, 2, 5), 1), ((3, 4, 5), (2, 4, 3), 2)])
+def test_gather_scatter_add_run_in_numpy(xs, js, dim):
+    "cross_entropy's gather and its backward's scatter_add are numpy index steps, not dispatcher fallbacks."
+    rng = np.random.default_rng(9)
+    x, j, s = rng.standard_normal(xs), rng.integers(0, xs[dim], js), rng.standard_normal(js)
+    g = compile_fn(lambda x, j: x.gather(dim, j), [_t(x), _t(j)])
+    assert not [st for st in g.steps if getattr(st, 'kind', None) == 'fallback' and 'gather' in st.node.name]
+    _close(g(_t(x), _t(j)), torch.from_numpy(x).gather(dim, torch.from_numpy(j)))
+    sa = compile_fn(lambda b, j, s: b.scatter_add(dim, j, s), [_t(x), _t(j), _t(s)])
+    assert not [st for st in sa.steps if getattr(st, 'kind', None) == 'fallback' and 'scatter' in st.node.name]
+    _close(sa(_t(x), _t(j), _t(s)), torch.from_numpy(x).scatter_add(dim, torch.from_numpy(j), torch.from_numpy(s)))
+    bad = j.copy(); bad.flat[0] = xs[dim]            # out of range: the eager op raises PyTorch's error
+    with pytest.raises(RuntimeError) as e: g(_t(x), _t(bad))
+    with pytest.raises(RuntimeError) as te: torch.from_numpy(x).gather(dim, torch.from_numpy(bad))
+    assert type(e.value) is type(te.value)
+
+def test_mlp_cross_entropy_step_has_no_fallbacks():
+    sys.path.insert(0, str(Path(__file__).parents[1] / 'kernels'))
+    from bench_compile import make, step_fn
+    from minitorch.compiler import inductor
+    built = []
+    orig = inductor.CompiledGraph.__init__
+    def spy(self, *a, **k): orig(self, *a, **k); built.append(self)
+    inductor.CompiledGraph.__init__ = spy
+    try:
+        net, opt, xy = make(minitorch, 'mlp', small=True); step_fn(minitorch.compile(net), opt, xy)()
+        ref, ropt, rxy = make(minitorch, 'mlp', small=True); step_fn(ref, ropt, rxy)()
+    finally: inductor.CompiledGraph.__init__ = orig
+    assert len(built) == 2 and not [s for c in built for s in c.steps if getattr(s, 'kind', None) == 'fallback']
+    for pc, pe in zip(net.parameters(), ref.parameters()): _close(pc, pe.detach().numpy())   # one SGD step alike

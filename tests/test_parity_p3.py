@@ -11,15 +11,22 @@ warnings.filterwarnings('ignore', message='Casting complex values to real')
 
 def mtt(t, requires_grad=False):
     "A minitorch copy of a torch tensor (same dtype)."
-    return mt.tensor(t.detach().numpy(), dtype=getattr(mt, str(t.dtype).split('.')[-1]), requires_grad=requires_grad)
+    w = t.detach().to(torch.complex128 if t.dtype.is_complex else torch.float64) if t.dtype.is_floating_point or \
+        t.dtype.is_complex else t.detach()
+    return mt.tensor(w.numpy(), dtype=getattr(mt, str(t.dtype).split('.')[-1]), requires_grad=requires_grad)
 
 
 def np_(t): return np.asarray(t.detach().numpy() if isinstance(t, torch.Tensor) else t.detach().numpy())
 
 
+def to_torch(m):
+    w = m.detach().to(mt.complex128 if m.dtype.is_complex else mt.float64) if m.dtype.is_floating_point or \
+        m.dtype.is_complex else m.detach()
+    return torch.from_numpy(np.array(w.numpy())).to(getattr(torch, str(m.dtype).split('.')[-1]))
+
+
 def close(m, t, **kw):
-    torch.testing.assert_close(torch.from_numpy(np.array(m.detach().numpy())), t.detach(), equal_nan=True,
-                               check_dtype=True, **kw)
+    torch.testing.assert_close(to_torch(m), t.detach(), equal_nan=True, check_dtype=True, **kw)
 
 
 def grads(f, *ts, gseed=0):
@@ -41,3 +48,99 @@ def test_cumprod_dtype_grad_reads_uncast_input():
     x = torch.tensor([[1.5, 0.0, 2.0, 0.0], [3.0, 2.0, 0.0, 1.0]], dtype=torch.complex128) * (1 + 0.5j)
     grads(lambda L, a: L.cumprod(a, -1, dtype=L.float64), x)
     grads(lambda L, a: L.cumprod(a, 0, dtype=L.float32), torch.randn(5, 3, dtype=torch.float64))
+
+
+@pytest.mark.parametrize('op', ['hardshrink', 'softshrink'])
+@pytest.mark.parametrize('dtype', [torch.float64, torch.float32, torch.bfloat16])
+@pytest.mark.parametrize('shape,view', [((3,), None), ((8,), None), ((36,), None), ((65,), None), ((4, 9), 'cols'),
+                                        ((9, 8), 't'), ((4, 3, 3), None), ((40,), 'step')])
+def test_shrink_grad_nan_follows_vector_lanes(op, dtype, shape, view):
+    "hard- and softshrink CPU backward: NaN inputs get gradient 0 in the vectorized blocks, the gradient in the scalar tail."
+    base = torch.randn(shape, generator=torch.Generator().manual_seed(2), dtype=torch.float64)
+    base[base.abs() > 1.0] = float('nan')
+    base = base.to(dtype)
+    v = {None: lambda t: t, 'cols': lambda t: t[:, :5], 't': lambda t: t.t(), 'step': lambda t: t[::2]}[view]
+    xt = base.clone().requires_grad_(); xm = mtt(base, True)
+    yt, ym = getattr(torch.nn.functional, op)(v(xt)), getattr(mt.nn.functional, op)(v(xm))
+    g = torch.randn(yt.shape, generator=torch.Generator().manual_seed(3), dtype=torch.float64).to(dtype)
+    yt.backward(g); ym.backward(mtt(g))
+    close(ym, yt); close(xm.grad, xt.grad, rtol=0, atol=0)
+
+
+@pytest.mark.parametrize('dtype', [torch.bfloat16, torch.float16, torch.float32])
+@pytest.mark.parametrize('op', ['cummin', 'cummax'])
+def test_cumext_nan_16bit(op, dtype):
+    "cummin/cummax: a NaN wins from where it appears on (bfloat16 too, whose numpy kind is not 'f')."
+    x = torch.tensor([[1., float('nan'), -1., 0.5, float('nan'), -2.], [3., 2., 2., 5., -1., 7.]]).to(dtype)
+    for d in (0, 1):
+        t, m = getattr(torch, op)(x, d), getattr(mt, op)(mtt(x), d)
+        close(m.values, t.values, rtol=0, atol=0); close(m.indices, t.indices)
+
+
+@pytest.mark.parametrize('dtype', [torch.float32, torch.bfloat16, torch.float64])
+def test_mode_rows_with_nan(dtype):
+    "mode on rows holding NaN: PyTorch's std::sort (NaN compares false both ways) then the first longest run."
+    rng = np.random.default_rng(5)
+    for _ in range(300):
+        r = torch.tensor(rng.choice([1., 2., 3., np.nan, -0.5], size=(3, int(rng.integers(1, 17))))).to(dtype)
+        t, m = torch.mode(r, -1), mt.mode(mtt(r), -1)
+        close(m.values, t.values, rtol=0, atol=0); close(m.indices, t.indices)
+
+
+nan, inf = float('nan'), float('inf')
+
+
+@pytest.mark.parametrize('case', [
+    (lambda L, a: L.var(a, dim=-1), torch.tensor([-inf, -3.15, -1.82], dtype=torch.float64)),   # inf grads, not NaN
+    (lambda L, a: L.var(a), torch.tensor([2.0, inf, 1.0], dtype=torch.float64)),
+    (lambda L, a: L.std(a, correction=2, dim=0), torch.tensor([1 + 2j, 3 - 1j], dtype=torch.complex128)),  # dof 0, dim
+    (lambda L, a: L.std(a, correction=1, dim=0), torch.tensor([[0.1 + 0.7j, 1.3 - 0.2j]]).expand(3, 2)),   # var 0
+    (lambda L, a: L.std(a, dim=0), torch.tensor([[0.1, 1.3, 2.7]], dtype=torch.float64).expand(3, 3)),
+    (lambda L, a: L.var_mean(a, correction=0)[1], torch.tensor([-2.06 - 2.47j, complex(nan, 0), 0.3 + 2j])),
+    (lambda L, a: L.std_mean(a)[1], torch.tensor([[inf, 1.0], [2.0, 3.0]], dtype=torch.float64)),    # Welford mean
+    (lambda L, a: L.std_mean(a)[1], torch.tensor([[inf, 1.0], [2.0, 3.0]], dtype=torch.float64).t()),
+    (lambda L, a: L.var_mean(a, 0)[1], torch.tensor([[1.0, 1.0], [inf, 3.0]], dtype=torch.float64)),
+    (lambda L, a: L.var_mean(a)[1], torch.tensor([[1.0 + 1j, complex(inf, 1)], [2.0, 3.0]])),
+])
+def test_var_family_special_values(case):
+    "var/std's gradient is PyTorch's var_backward formula; var_mean/std_mean's mean is its Welford (and per-part) mean."
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        grads(*case)
+
+
+@pytest.mark.parametrize('case', [
+    (lambda L, a: L.prod(a, dim=-2), torch.tensor([[inf], [2.0], [nan]])),
+    (lambda L, a: L.prod(a, dim=0), torch.tensor([[inf, 0.0, 2.0], [3.0, 4.0, 0.5]], dtype=torch.float64)),
+    (lambda L, a: L.prod(a, 1, keepdim=True), torch.tensor([[inf, 1.0, 2.0], [0.0, 4.0, 0.0]], dtype=torch.float64)),
+    (lambda L, a: L.prod(a), torch.tensor([[inf, 1.0], [2.0, 3.0]], dtype=torch.float64)),
+    (lambda L, a: L.prod(a), torch.tensor([[nan, 0.0], [2.0, 0.0]], dtype=torch.float64)),   # two zeros: all 0
+    (lambda L, a: L.prod(a), torch.tensor([[nan, 0.0], [2.0, 3.0]], dtype=torch.float64)),
+    (lambda L, a: L.prod(a, 0), torch.tensor([[1 + 2j, complex(inf, 1)], [2.0, 3.0 - 1j]])),
+    (lambda L, a: L.prod(a, 0, dtype=L.float64), torch.tensor([[1.5, 2.0], [0.25, 3.0]])),
+])
+def test_prod_grad_special_values(case):
+    "prod's gradient is PyTorch's prod_backward: g * conj(result / x) unless a zero needs the exclusive products."
+    grads(*case)
+
+
+@pytest.mark.parametrize('op', ['smooth_l1_loss', 'huber_loss'])
+@pytest.mark.parametrize('reduction', ['sum', 'none', 'mean'])
+def test_smooth_l1_huber_grad_at_inf(op, reduction):
+    "smooth_l1/huber: an infinite difference has gradient +-1 (times delta), as PyTorch's backward kernels."
+    x = torch.tensor([0.78, inf, -2.3, 2.59, -inf, nan, 0.1], dtype=torch.float64)
+    y = torch.tensor([2.2, 0.33, 5.97, 0.65, 3.5, 1.0, 0.2], dtype=torch.float64)
+    grads(lambda L, a, b: getattr(L.nn.functional, op)(a, b, reduction=reduction), x, y)
+
+
+@pytest.mark.parametrize('kind', ['causal3', 'causal4', 'bool3', 'bool4'])
+def test_sdpa_masked_infinite_scores(kind):
+    "SDPA: PyTorch's math path adds the 0/-inf mask (a +inf score under it is NaN); its fused 4-d causal kernel fills."
+    q = torch.tensor([[[-2.19], [2.97], [4.07]], [[1.3], [-0.4], [0.2]]], dtype=torch.float64)
+    k = torch.tensor([[[0.854], [-inf], [-inf]], [[0.5], [inf], [-1.0]]], dtype=torch.float64)
+    v = torch.tensor([[[3.34], [-0.5], [1.0]], [[0.4], [1.9], [-3.9]]], dtype=torch.float64)
+    if kind.endswith('4'): q, k, v = q[None], k[None], v[None]
+    m = torch.tril(torch.ones(3, 3, dtype=torch.bool))
+    kw = (lambda L: {'is_causal': True}) if kind.startswith('causal') else (lambda L: {'attn_mask': mtt(m) if L is mt else m})
+    grads(lambda L, a, b, c: L.nn.functional.scaled_dot_product_attention(a, b, c, **kw(L)), q, k, v)

@@ -16,7 +16,7 @@ log = logging.getLogger('minitorch._dynamo')
 
 # %% auto #0
 __all__ = ['log', 'JointTracer', 'explicit_op', 'make_joint', 'Partition', 'partition', 'default_partition',
-           'min_cut_rematerialization_partition', 'unsafe_constants', 'aot_function', 'aot_eager', 'decompose',
+           'min_cut_rematerialization_partition', 'unsafe_constants', 'aot_function', 'cse', 'aot_eager', 'decompose',
            'op_counts']
 
 # %% ../../nbs/25c_aot_autograd.ipynb #a5681242
@@ -70,9 +70,34 @@ def explicit_op(func, args: tuple, kwargs: dict) -> tuple:
 
 _IN_FLOAT32 = {'layer_norm', 'softmax', 'log_softmax', 'cross_entropy'}
 
+def _shift(x: Tensor, dim) -> Tensor:
+    "A row's max, subtracted before `exp` for range only: a constant to autograd (no gradient flows through the max)."
+    with no_grad(): return x.amax(dim, keepdim=True)
+
+def _softmax(input, dim, dtype=None, log=False):
+    x = input if dtype is None else input.to(dtype)
+    z = x - _shift(x, dim)
+    if log: return z - z.exp().sum(dim, keepdim=True).log()
+    e = z.exp()
+    return e / e.sum(dim, keepdim=True)
+
+def _cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction='mean',
+                   label_smoothing=0.0):
+    if weight is not None or label_smoothing or target.dtype.is_floating_point or (target == ignore_index).any():
+        return decompositions['cross_entropy'](input, target, weight, size_average, ignore_index, reduce, reduction,
+                                               label_smoothing)
+    nll = -_softmax(input, 1, log=True).gather(1, target.unsqueeze(1)).squeeze(1)
+    return nll.mean() if reduction == 'mean' else nll.sum() if reduction == 'sum' else nll
+
+# the softmax family traced with the max shift held constant: its backward is the softmax formula alone, where
+# differentiating through `amax` adds an eq / count / divide chain whose sum is zero
+_JOINT_RULES = {'softmax': lambda x, dim, dtype=None: _softmax(x, dim, dtype),
+                'log_softmax': lambda x, dim, dtype=None: _softmax(x, dim, dtype, log=True),
+                'cross_entropy': _cross_entropy}
+
 def _decomposition(name: str) -> Callable:
     "The dispatcher's decomposition of op `name`; the normalising ones compute float16/bfloat16 inputs in float32."
-    rule = decompositions[name]
+    rule = _JOINT_RULES.get(name, decompositions[name])
     if name not in _IN_FLOAT32: return rule
     def run(x, *args, **kwargs):
         low = x.dtype if isinstance(x, Tensor) and x.dtype in (minitorch.float16, minitorch.bfloat16) else None
@@ -220,8 +245,38 @@ def aot_function(fn: Callable, example_inputs: list, partition_fn: Callable = de
     return compiled
 
 # %% ../../nbs/25c_aot_autograd.ipynb #0df8530a
+_PURE = ('pointwise', 'view', 'reduction', 'comparison', 'matmul')
+
+def _key(a):
+    "A hashable stand-in for a node's arguments (None when they hold something unhashable)."
+    if isinstance(a, (list, tuple)):
+        ks = [_key(x) for x in a]
+        return None if any(k is None for k in ks) else (type(a).__name__, *ks)
+    if isinstance(a, float): return ('float', repr(a))          # (-0.0 is not 0.0 here)
+    if isinstance(a, Node) or a is None or isinstance(a, (int, bool, str, minitorch.dtype)): return (type(a).__name__, a)
+    return None
+
+def cse(g: Graph) -> int:
+    """Common subexpressions: a pure op (pointwise, view, reduction, comparison, matmul; never a random one) called
+    again on the same arguments is the first call's node. Decompositions repeat themselves (layer_norm computes
+    `x - mean` twice): one node is one kernel output less and one saved tensor less. Returns how many went."""
+    seen, env, gone = {}, {}, 0
+    if any(n.op == 'call_function' and getattr(n.target, '__name__', '').endswith('_') for n in g.nodes):
+        return 0                          # an in-place op: the same node may hold other values before and after it
+    for n in list(g.nodes):
+        if env:
+            n.args, n.kwargs = map_arg(n.args, lambda a: env.get(a, a)), map_arg(n.kwargs, lambda a: env.get(a, a))
+        info = op_table.get(getattr(n.target, '__name__', ''))
+        if n.op != 'call_function' or info is None or info.kind not in _PURE: continue
+        k = (n.target, _key(n.args), _key(tuple(sorted(n.kwargs.items()))))
+        if None in k[1:]: continue
+        if k in seen: env[n] = seen[k]; g.nodes.remove(n); gone += 1
+        else: seen[k] = n
+    return gone
+
 def _build(fn, inputs, partition_fn, params=(), allowed=frozenset()):
     joint, num_outs, rg = make_joint(fn, list(inputs), params)
+    cse(joint)
     outs = joint.nodes[-1].args[0][:num_outs]
     if not all(isinstance(o, Node) and o.op != 'placeholder' and isinstance(o.meta.get('val'), Tensor)
                and o.meta['val'].is_floating_point() for o in outs):

@@ -92,6 +92,32 @@ def _contract_pattern(g: Graph, n: Node):
     fn = lambda a, b: _contract(a, b, shape, dims, keep)
     return ({m} if g.users(m) == [n] else set()), fn, ops, (shape, dims, keep)
 
+def _contract_np(ashape: tuple, bshape: tuple, shape: tuple, dims: tuple, keepdim: bool) -> Callable:
+    "`_contract` with its permutations and shapes worked out once for these operand shapes: per call, numpy calls only."
+    d, red = len(shape), sorted({x % len(shape) for x in dims})
+    a0, b0 = (1,) * (d - len(ashape)) + tuple(ashape), (1,) * (d - len(bshape)) + tuple(bshape)
+    suma = tuple(i for i in red if a0[i] != 1 and b0[i] == 1)
+    sumb = tuple(i for i in red if b0[i] != 1 and a0[i] == 1)
+    a1 = tuple(1 if i in suma else v for i, v in enumerate(a0)); b1 = tuple(1 if i in sumb else v for i, v in enumerate(b0))
+    both = [i for i in range(d) if a1[i] != 1 and b1[i] != 1]
+    batch, con = [i for i in both if i not in red], [i for i in both if i in red]
+    fa = [i for i in range(d) if a1[i] != 1 and b1[i] == 1]
+    fb = [i for i in range(d) if b1[i] != 1 and a1[i] == 1]
+    rest = [i for i in range(d) if i not in batch + con + fa + fb]
+    size = lambda ix: math.prod(shape[i] for i in ix)
+    pa = tuple(batch + fa + con + [i for i in range(d) if i not in batch + fa + con])
+    pb = tuple(batch + con + fb + [i for i in range(d) if i not in batch + con + fb])
+    A, B = (size(batch), size(fa), size(con)), (size(batch), size(con), size(fb))
+    mid = tuple([shape[i] for i in batch + fa + fb] + [1] * (len(rest) + len(con)))
+    inv = tuple(int(i) for i in np.argsort(batch + fa + fb + rest + con))
+    final = tuple(1 if i in red or i in rest else shape[i] for i in range(d))
+    final = final if keepdim else tuple(v for i, v in enumerate(final) if i not in red)
+    def f(a, b):
+        a, b = a.reshape(a0), b.reshape(b0)
+        if suma: a = a.sum(suma, keepdims=True)
+        if sumb: b = b.sum(sumb, keepdims=True)
+        return np.matmul(a.transpose(pa).reshape(A), b.transpose(pb).reshape(B)).reshape(mid).transpose(inv).reshape(final)
+    return f
 
 # %% ../../nbs/26_inductor.ipynb #a58208ad
 # ops that are not kernels but need no dispatcher either: numpy runs them on the arrays (views stay views)
@@ -117,6 +143,56 @@ def _numpy_step(n: Node):
         f = _NUMPY[name]; return lambda *a: np.asarray(f(*a)).astype(dt, copy=False)
     return None
 
+def _index_step(n: Node):
+    """`gather` and `scatter_add` (cross-entropy's pair, forward and backward) as numpy fancy indexing over an index
+    mesh made once; (fn, operands) or None. An index out of range runs the op eagerly, for PyTorch's error."""
+    name, v, a = _name(n), _val(n), n.args
+    if name not in ('gather', 'scatter_add') or n.kwargs or not isinstance(v, Tensor) or v.dtype not in _NP_DTYPES: return None
+    if name == 'scatter_add' and not (len(a) == 4 or len(a) == 5 and a[4] == 'add'): return None
+    if name == 'gather' and len(a) != 3: return None
+    x, dim, ix = a[:3]
+    if not (isinstance(x, Node) and isinstance(ix, Node) and isinstance(dim, int)): return None
+    xs, js = tuple(_val(x).shape), tuple(_val(ix).shape)
+    if len(xs) == 0 or len(js) != len(xs) or _val(ix).dtype != minitorch.int64: return None
+    dim %= len(xs)
+    if any(js[d] > xs[d] for d in range(len(xs)) if d != dim): return None
+    mesh = list(np.ix_(*[np.arange(k) for k in js]))
+    eager = lambda *args: _np(n.target(*[_tensor(t) if isinstance(t, np.ndarray) else t for t in args]))
+    def where(j):
+        if j.size and (j.min() < 0 or j.max() >= xs[dim]): return None
+        m = mesh[:]; m[dim] = j; return tuple(m)
+    if name == 'gather':
+        def gather(x_, j):
+            w = where(j)
+            return eager(x_, dim, j) if w is None else x_[w]
+        return gather, [x, ix]
+    src = a[3]
+    if not isinstance(src, Node) or _val(src).dtype != v.dtype or len(_val(src).shape) != len(xs) \
+            or any(ks < kj for ks, kj in zip(_val(src).shape, js)): return None
+    part = tuple(slice(0, k) for k in js)
+    def scatter_add(b, j, s_):
+        w = where(j)
+        if w is None: return eager(b, dim, j, s_, *a[4:])
+        out = b.copy(); np.add.at(out, w, s_[part]); return out
+    return scatter_add, [x, ix, src]
+
+_RESHAPES = {'view', 'reshape', 'unsqueeze', 'squeeze'}     # the same elements in the same (C) order
+def _is_view(n) -> bool:
+    "A reshape or an expand a kernel can read through: it loads the array underneath with the view's indexing."
+    return (isinstance(n, Node) and n.op == 'call_function' and _name(n) in _RESHAPES | {'expand'} and not n.kwargs
+            and isinstance(n.args[0], Node) and isinstance(_val(n), Tensor) and _val(n.args[0]) is not None)
+
+def _resolve(a: Node) -> tuple[Node, tuple]:
+    """The array a kernel loads for input `a` and the shape to index it with: through reshapes (same flat data)
+    and expands (the smaller shape, broadcast by stride 0), so a view costs no step and does not split a kernel."""
+    shape = tuple(_val(a).shape)
+    while _is_view(a):
+        src = a.args[0]
+        if _name(a) == 'expand':
+            if shape != tuple(_val(a).shape): break      # (a reshape of an expand: its flat order is not the source's)
+            shape = tuple(_val(src).shape)
+        a = src
+    return a, shape
 
 # %% ../../nbs/26_inductor.ipynb #f77f35e8
 def lower(g: Graph) -> list[IRNode]:
@@ -137,6 +213,10 @@ def lower(g: Graph) -> list[IRNode]:
             out.append(IRNode(n, 'reduction'))
         elif name in EXTERN and args_ok and _float(v):
             ir = IRNode(n, 'extern'); ir.fn, ir.operands = EXTERN[name], n.args; out.append(ir)
+        elif (fo := _index_step(n)) is not None:
+            ir = IRNode(n, 'extern'); ir.fn, ir.operands = fo; out.append(ir)
+        elif isinstance(n.target, _Constant) and isinstance(v, Tensor) and v.device.type == 'cpu' and v.dtype in _NP_DTYPES:
+            ir = IRNode(n, 'extern'); ir.fn, ir.operands = (lambda t=v: t.numpy(force=True)), (); out.append(ir)
         elif (f := _numpy_step(n)) is not None:
             ir = IRNode(n, 'extern'); ir.fn = f
             ir.operands = n.args if name in _NUMPY else n.args[:1]; out.append(ir)
@@ -160,12 +240,16 @@ def _fits(ir: IRNode, space: tuple) -> bool:
 
 def schedule(irs: list[IRNode], fuse: bool = True) -> list:
     "Group the IR in order: a fusable node joins the open kernel when it walks the same rows, else opens a new one."
-    steps, cur = [], None
+    steps, cur, members = [], None, set()
     for ir in irs:
         if ir.kind in ('pointwise', 'reduction') and len(_space(ir)) > 0:
-            if not (fuse and cur is not None and _fits(ir, cur.space)):
-                cur = FusedGroup(_space(ir)); steps.append(cur)
-            cur.nodes.append(ir)
+            reads = [_resolve(a)[0] for a in ir.node.args if isinstance(a, Node) and a not in members]
+            if not (fuse and cur is not None and _fits(ir, cur.space)) or any(r in members for r in reads):
+                cur, members = FusedGroup(_space(ir)), set(); steps.append(cur)
+            cur.nodes.append(ir); members.add(ir.node)
+        elif fuse and cur is not None and (_is_view(ir.node) and _resolve(ir.node.args[0])[0] not in members
+                                           and ir.node.args[0] not in members or isinstance(ir.node.target, _Constant)):
+            steps.insert(steps.index(cur), ir)      # a view of values made before the kernel, a constant: run it first
         else: cur = None; steps.append(ir)
     return steps
 
@@ -208,10 +292,12 @@ class KernelSource:
         self.is_row = {n: ir.kind == 'reduction' or ir.shape != S for n, ir in self.members.items()}
         self.f32 = _val(group.nodes[0].node).dtype == minitorch.float32
         self.inputs, self.outputs = [], [ir.node for ir in group.nodes if ir.node in users_outside]
+        self.buffered: set = set()       # element values a loop stored in a row buffer `b_<name>` for later loops
     def load(self, a: Node, elem: bool) -> str:
         "A load of input `a` at row `r` (and column `c` if `elem`): strides 0 where `a` broadcasts."
+        a, shape = _resolve(a)
         if a not in self.inputs: self.inputs.append(a)
-        st = _strides_in(tuple(_val(a).shape), self.space)
+        st = _strides_in(shape, self.space)
         idx = _row_offset(st, self.space)
         if elem and st[-1]: idx = f'{idx} + c' if st[-1] == 1 else f'{idx} + c * {st[-1]}'
         idx = idx.replace('0 + ', '') if idx.startswith('0 + ') else idx
@@ -220,50 +306,64 @@ class KernelSource:
         if not isinstance(a, Node):       # a literal in the kernel's dtype, so float32 math stays float32 (erff, expf)
             lit = repr(a) if type(a) is int else repr(float(a))
             return f'np.float32({lit})' if self.f32 and type(a) is not int else lit
+        if a in self.buffered and elem: return f'b_{a.name}[c]'
         if a in self.members: return ('r_' if self.is_row[a] else 'e_') + a.name
         return self.load(a, elem)
     def expr(self, ir: IRNode, elem: bool) -> str:
         return POINTWISE[_name(ir.node)].format(*(self.val(a, elem) for a in ir.node.args))
-    def elem_chain(self, roots) -> list[str]:
-        "Statements computing the element-wise members `roots` need, in graph order (recomputed per loop)."
+    def chain_nodes(self, roots) -> set:
+        "The element-wise members a loop computing `roots` computes (not those held in a row buffer)."
         need, todo = set(), [r for r in roots if isinstance(r, Node)]
         while todo:
             n = todo.pop()
-            if n in need or n not in self.members or self.is_row[n]: continue
+            if n in need or n not in self.members or self.is_row[n] or n in self.buffered: continue
             need.add(n); todo += [a for a in n.args if isinstance(a, Node)]
+        return need
+    def elem_chain(self, roots) -> list[str]:
+        "Statements computing the element-wise members `roots` need, in graph order (recomputed per loop)."
+        need = self.chain_nodes(roots)
         return [f'e_{ir.node.name} = {self.expr(ir, True)}' for ir in self.group.nodes if ir.node in need]
     def params(self) -> str: return ', '.join([f'in{i}' for i in range(len(self.inputs))] + [f'out{k}' for k in range(len(self.outputs))])
-
 
 # %% ../../nbs/26_inductor.ipynb #73c8c127
 def generate(group: FusedGroup, users_outside: set) -> tuple[str, list[Node], list[Node]]:
     "Numba source of one fused kernel; returns (source, input nodes, output nodes). The kernel is called `kernel`."
     k = KernelSource(group, users_outside)
-    rows, cols, body = k.rows, k.cols, []
+    rows, cols, body, alloc = k.rows, k.cols, [], []
+    par = rows * cols >= PARALLEL_MIN           # threads cost more than they save on a small kernel
+    outs = k.outputs
+    elem_outs = [n for n in outs if not k.is_row[n]]
+    reds = [ir.node for ir in group.nodes if k.is_row[ir.node] and ir.kind == 'reduction']
+    loops = [k.chain_nodes([n.args[0]]) for n in reds] + [k.chain_nodes(elem_outs)]   # what each column loop computes
     for ir in group.nodes:
         if not k.is_row[ir.node]: continue
         n = ir.node
         if ir.kind == 'pointwise': body.append(f'r_{n.name} = {k.expr(ir, False)}'); continue
         init, comb, fin = REDUCTIONS[_name(n)]
+        i = reds.index(n)
+        later = set().union(*loops[i + 1:])
+        # a transcendental value (exp, erf, log) a later loop needs again is stored, not computed twice
+        keep = [m for m in k.chain_nodes([n.args[0]]) if m in later and 'math.' in POINTWISE[_name(m)]]
         body.append(f'acc = {init}')
         body.append(f'for c in range({cols}):')
         body += ['    ' + s for s in k.elem_chain([n.args[0]])]
+        body += [f'    b_{m.name}[c] = e_{m.name}' for m in keep]
         body.append('    acc = ' + comb.format(acc='acc', v=k.val(n.args[0], True)))
         body.append(f'r_{n.name} = ' + fin.format(acc='acc', n=cols))
-    outs = k.outputs
-    elem_outs = [n for n in outs if not k.is_row[n]]
+        alloc += [f'b_{m.name} = np.empty({cols}, np.{"float32" if _val(m).dtype == minitorch.float32 else "float64"})' for m in keep]
+        k.buffered.update(keep)
     body += [f'out{outs.index(n)}[r] = r_{n.name}' for n in outs if k.is_row[n]]
     if elem_outs:
         body.append(f'for c in range({cols}):')
         body += ['    ' + s for s in k.elem_chain(elem_outs)]
-        body += [f'    out{outs.index(n)}[r * {cols} + c] = e_{n.name}' for n in elem_outs]
-    par = rows * cols >= PARALLEL_MIN           # threads cost more than they save on a small kernel
+        body += [f'    out{outs.index(n)}[r * {cols} + c] = {k.val(n, True)}' for n in elem_outs]
+    if par: body, alloc = alloc + body, []      # each thread its own row buffers
     # fastmath 'nsz' only: a value recomputed in two loops must round alike (see below)
     lines = ['import math, numba', 'import numpy as np', '',
              f'@numba.njit(parallel={par}, cache=True, fastmath={{"nsz"}})',
-             f'def kernel({k.params()}):', f'    for r in {"numba.prange" if par else "range"}({rows}):'] + ['        ' + s for s in body]
+             f'def kernel({k.params()}):'] + ['    ' + s for s in alloc] + [
+             f'    for r in {"numba.prange" if par else "range"}({rows}):'] + ['        ' + s for s in body]
     return '\n'.join(lines) + '\n', k.inputs, k.outputs
-
 
 # %% ../../nbs/26_inductor.ipynb #2e67ed0f
 def cache_dir() -> Path:
@@ -297,7 +397,8 @@ def _debug(trace: bool | None = None) -> bool:
     return config.trace or os.environ.get('MINITORCH_COMPILE_DEBUG', '') not in ('', '0')
 
 def _np(v): return v.detach().numpy() if isinstance(v, Tensor) else v
-def _tensor(v): return minitorch.from_numpy(np.ascontiguousarray(v)) if isinstance(v, np.ndarray) else v
+def _tensor(v):        # (np.ascontiguousarray makes a 0-d array 1-d: a scalar would come back with shape [1])
+    return minitorch.from_numpy(v if v.flags.c_contiguous else np.ascontiguousarray(v)) if isinstance(v, np.ndarray) else v
 def _device(g: Graph) -> str:
     "'cuda' when a graph input lives on the GPU: its kernels are then generated for numba.cuda (chapter 26a)."
     return next((_val(p).device.type for p in g.placeholders if isinstance(_val(p), Tensor)), 'cpu')
@@ -306,7 +407,6 @@ def _cuda_codegen():
     return cuda_codegen
 
 counters = {'graphs': 0, 'kernels': 0}     # how many graphs and kernels this process built (tests read it)
-
 
 # %% ../../nbs/26_inductor.ipynb #16b7d666
 class CompiledGraph:
@@ -333,29 +433,118 @@ class CompiledGraph:
                 self.plan.append(('kernel', load_kernel(src), ins, [(o, tuple(_val(o).shape), _val(o).dtype) for o in outs]))
             else: self.plan.append((s.kind, s))
         counters['graphs'] += 1; counters['kernels'] += self.kernel_count
+        if self.device == 'cpu': self._prepare()
         if _debug(trace): self.print_trace()
     @property
     def kernel_count(self) -> int: return kernel_count(self.steps)
 
+# %% ../../nbs/26_inductor.ipynb #a7c31e02
+def _out_tensor(dtype):
+    "numpy array -> cpu tensor over it (no copy when contiguous), the dtype known when the graph was compiled."
+    from minitorch.backends import make_data
+    def f(a):
+        if not isinstance(a, np.ndarray): return a
+        if not a.flags.c_contiguous or a.dtype != _NP_DTYPES.get(dtype): return _tensor(a)
+        return Tensor._make(make_data(a.reshape(-1), a.shape, a), dtype)
+    return f
+
+def _kernel_op(fn, ins: list, outs: list):
+    "Call a generated kernel on flat contiguous inputs and freshly allocated outputs."
+    def op(env):
+        res = [np.empty(shape, dt) for _, shape, dt in outs]
+        fn(*[np.ascontiguousarray(env[i]).reshape(-1) for i in ins], *[r.reshape(-1) for r in res])
+        for (k, _, _), r in zip(outs, res): env[k] = r
+    return op
+
+def _extern_op(fn, args: list, k: int):
+    "An extern call; `args` are ('slot', i) or ('const', value)."
+    if all(kind == 'slot' for kind, _ in args):
+        idx = [i for _, i in args]
+        if len(idx) == 1:
+            i0 = idx[0]
+            def op(env): env[k] = fn(env[i0])
+        elif len(idx) == 2:
+            i0, i1 = idx
+            def op(env): env[k] = fn(env[i0], env[i1])
+        else:
+            def op(env): env[k] = fn(*[env[i] for i in idx])
+        return op
+    def op(env): env[k] = fn(*[env[v] if kind == 'slot' else v for kind, v in args])
+    return op
+
+def _scalar_fn(n: Node):
+    "A 0-d pointwise node as a Python function of floats (the dispatcher costs more than the arithmetic)."
+    f = eval('lambda a0=0, a1=0: ' + POINTWISE[_name(n)].format('a0', 'a1'), {'math': math})
+    dt = _NP_DTYPES[_val(n).dtype]
+    return lambda *a: np.asarray(f(*[float(x) for x in a]), dtype=dt)
+
+def _fast_fn(ir: IRNode):
+    "An extern's function with what does not change between calls (shapes, permutations) worked out once."
+    n = ir.node
+    if hasattr(ir, 'contract'): return _contract_np(*[tuple(_val(a).shape) for a in ir.operands], *ir.contract)
+    name = _name(n)
+    if name in _RESHAPES and isinstance(n.args[0], Node) and not n.kwargs:
+        shape = tuple(_val(n).shape); return lambda x: x.reshape(shape)
+    if name in ('t', 'transpose') and isinstance(n.args[0], Node) and _val(n.args[0]).dim() == 2: return np.transpose
+    return ir.fn
+
+def _fallback_op(n: Node, slot: dict, k: int):
+    "A node the IR does not express, run eagerly through the dispatcher on tensors over the arrays."
+    def op(env):
+        get = lambda a: _tensor(env[slot[a]])
+        env[k] = _np(n.target(*map_arg(n.args, get), **map_arg(n.kwargs, get)))
+    return op
 
 # %% ../../nbs/26_inductor.ipynb #dc8e22bc
 @patch
-def __call__(self: CompiledGraph, *args):
-    if self.device == 'cuda': return _cuda_codegen().run_cuda(self, args)
-    env = {p: _np(a) for p, a in zip(self.graph.placeholders, args)}
+def _prepare(self: CompiledGraph):
+    "The plan as a list of small closures over a list of slots: what one call runs, nothing looked up per call."
+    slot: dict = {}
+    def s(n):
+        if n not in slot: slot[n] = len(slot)
+        return slot[n]
+    self._in_slots = [s(p) for p in self.graph.placeholders]
+    needed = set()                        # a view only kernels read (they read through it) is not run at all
+    map_arg(self.graph.nodes[-1].args, needed.add)
+    for step in self.plan:
+        if step[0] == 'kernel': needed.update(step[2])
+        elif step[0] == 'extern': needed.update(a for a in step[1].operands if isinstance(a, Node))
+        else: map_arg((step[1].node.args, step[1].node.kwargs), needed.add)
+    ops = []
     for step in self.plan:
         if step[0] == 'kernel':
             _, fn, ins, outs = step
-            arrs = [np.empty(shape, dtype=np.dtype(str(dt).split('.')[-1])) for _, shape, dt in outs]
-            fn(*[np.ascontiguousarray(env[i]).reshape(-1) for i in ins], *[a.reshape(-1) for a in arrs])
-            env.update({o: a for (o, _, _), a in zip(outs, arrs)})
-        elif step[0] == 'extern':
-            ir = step[1]; env[ir.node] = ir.fn(*[env[a] if isinstance(a, Node) else a for a in ir.operands])
+            ops.append(_kernel_op(fn, [s(i) for i in ins], [(s(o), sh, _NP_DTYPES[dt]) for o, sh, dt in outs]))
+            continue
+        ir = step[1]; n = ir.node
+        if step[0] == 'extern':
+            if _is_view(n) and n not in needed: continue
+            args = [('slot', s(a)) if isinstance(a, Node) else ('const', a) for a in ir.operands]
+            ops.append(_extern_op(_fast_fn(ir), args, s(n)))
+        elif step[0] == 'pointwise' and _val(n).dim() == 0 and _val(n).dtype in _NP_DTYPES:
+            ops.append(_extern_op(_scalar_fn(n), [('slot', s(a)) if isinstance(a, Node) else ('const', a) for a in n.args], s(n)))
         else:
-            n = step[1].node
-            env[n] = _np(n.target(*map_arg(n.args, lambda a: _tensor(env[a])), **map_arg(n.kwargs, lambda a: _tensor(env[a]))))
-    return map_arg(self.graph.nodes[-1].args[0], lambda a: _tensor(env[a]))
+            ops.append(_fallback_op(n, slot, s(n)))
+    self._ops, self._env = ops, [None] * len(slot)
+    out = self.graph.nodes[-1].args[0]
+    conv = lambda a: (slot[a], _out_tensor(_val(a).dtype if isinstance(_val(a), Tensor) else None))
+    flat = isinstance(out, (tuple, list)) and all(isinstance(a, Node) for a in out)
+    if flat:
+        pairs = [conv(a) for a in out]
+        self._output = lambda env: type(out)(f(env[i]) for i, f in pairs)
+    else:
+        self._output = lambda env: map_arg(out, lambda a: _tensor(env[slot[a]]))
 
+
+@patch
+def __call__(self: CompiledGraph, *args):
+    if self.device == 'cuda': return _cuda_codegen().run_cuda(self, args)
+    env = self._env[:]                      # one slot per value: a list, not a dict of nodes
+    for i, a in zip(self._in_slots, args): env[i] = a.numpy(force=True) if isinstance(a, Tensor) else a
+    for op in self._ops: op(env)
+    return self._output(env)
+
+# %% ../../nbs/26_inductor.ipynb #a7c31e04
 @patch
 def print_trace(self: CompiledGraph, file=None):
     "The debug view: the graph, its fusion groups (one step a line), then each kernel's source."
@@ -369,7 +558,6 @@ def print_trace(self: CompiledGraph, file=None):
 def compile_fn(fn: Callable, example_inputs: list, fuse: bool = True, trace: bool | None = None) -> CompiledGraph:
     "Decompose `fn` on `example_inputs` and compile the result (inference only)."
     return CompiledGraph(decompose(fn, list(example_inputs)), fuse, trace)
-
 
 # %% ../../nbs/26_inductor.ipynb #66380d11
 import logging

@@ -11,7 +11,7 @@ import numpy as np
 import minitorch
 from ..tensors import Tensor
 from .graph import Node, map_arg
-from .inductor import CompiledGraph, IRNode, aot_inductor, compile_fn
+from .inductor import CompiledGraph, IRNode, aot_inductor, compile_fn, _fast_fn, _scalar_fn, _NP_DTYPES
 
 log = logging.getLogger('minitorch._dynamo')
 
@@ -75,6 +75,10 @@ def fallback(self: Recorder, node: Node, env: dict) -> np.ndarray:
     return out
 
 # %% ../../nbs/26c_reduce_overhead.ipynb #fdd77494
+def _scalar_step(ir) -> bool:
+    v = ir.node.meta.get('val')
+    return ir.kind == 'pointwise' and isinstance(v, Tensor) and v.dim() == 0 and v.dtype in _NP_DTYPES
+
 def record(cg: CompiledGraph, args: tuple):
     """Run `cg` once on `args`, recording it: returns the static input buffers, the calls, and the output arrays.
     The walk is `CompiledGraph.__call__`'s (chapter 26), with every array allocated here, once."""
@@ -88,11 +92,12 @@ def record(cg: CompiledGraph, args: tuple):
             _, fn, ins, outs = step
             env.update(zip([o for o, _, _ in outs], rec.kernel(fn, [env[i] for i in ins], outs)))
             fn(*rec.calls[-1][1])                                           # run it now: later steps read its outputs
-        elif step[0] == 'extern':
-            ir = step[1]
-            args_ = [env[a] if isinstance(a, Node) else a for a in ir.operands]
-            env[ir.node] = rec.extern(ir.fn, args_, np.asarray(ir.fn(*args_)))
-        else: env[step[1].node] = rec.fallback(step[1].node, env)     # (a 0-d pointwise step runs eagerly too)
+        elif step[0] == 'extern' or _scalar_step(step[1]):
+            ir = step[1]        # the prepared functions of chapter 26: a contraction planned once, a 0-d op on floats
+            fn, ops = (_fast_fn(ir), ir.operands) if step[0] == 'extern' else (_scalar_fn(ir.node), ir.node.args)
+            args_ = [env[a] if isinstance(a, Node) else a for a in ops]
+            env[ir.node] = rec.extern(fn, args_, np.asarray(fn(*args_)))
+        else: env[step[1].node] = rec.fallback(step[1].node, env)
     outs = map_arg(cg.graph.nodes[-1].args[0], lambda a: rec.contiguous(env[a]) if isinstance(env[a], np.ndarray) else env[a])
     return inputs, rec.calls, outs
 

@@ -117,6 +117,54 @@ def _check_lambd(lambd: float, input: Tensor) -> None:
     if lambd < 0:
         raise RuntimeError(f"lambda must be in range [0, 3.40282e+38] for input dtype {torch_name(input.dtype)}, but found {lambd}")
 
+from ..autograd import Function
+
+def _vec_lanes(shape, strides, chunk):
+    "Mask (numpy bool, `shape`) of the elements PyTorch's CPU TensorIterator hands to the vectorized body of a "\
+    "`cpu_kernel_vec` loop: operands' `strides` (in elements, one tuple each) pick the fast dim order and coalescing;"\
+    " each inner row runs `chunk`-wide blocks vectorized and its tail scalar."
+    nd = len(shape)
+    dims = [d for d in reversed(range(nd)) if shape[d] != 1]   # ties: the last dim is fastest
+    def key(d): return tuple(abs(s[d]) if s[d] else math.inf for s in strides)
+    dims.sort(key=key)                                   # fastest first (the first operand with a difference decides)
+    inner = dims[:1]
+    for d in dims[1:]:                                   # coalesce while every operand stays contiguous across the pair
+        p = inner[-1]
+        if all(s[d] == s[p] * shape[p] for s in strides): inner.append(d)
+        else: break
+    mask = np.zeros(shape, bool)
+    if not inner: return mask
+    n = math.prod(shape[d] for d in inner)
+    ok = sum(1 for s in strides if s[inner[0]] == 0) <= 1 and all(s[inner[0]] in (0, 1) for s in strides)
+    if not ok or n < chunk: return mask
+    pos, w = np.zeros(shape, np.int64), 1
+    for d in inner:
+        idx = np.arange(shape[d]).reshape([-1 if i == d else 1 for i in range(nd)])
+        pos = pos + idx * w; w *= shape[d]
+    return np.broadcast_to(pos < n // chunk * chunk, shape).copy()
+
+class _Shrink(Function):
+    "`fwd(x)` with PyTorch's `shrink_backward` CPU kernel (hard- and softshrink share it): its vectorized body tests"\
+    " `|x| > lambd` (a NaN input gets gradient 0), its scalar tail `-lambd <= x <= lambd` (a NaN passes the gradient)."
+    @staticmethod
+    def forward(ctx, x, lambd, fwd):
+        ctx.lambd = lambd; ctx.save_for_backward(x)
+        return fwd(x)
+    @staticmethod
+    def backward(ctx, g):
+        x, = ctx.saved_tensors
+        gx = minitorch.where((x >= -ctx.lambd) & (x <= ctx.lambd), 0.0, g)
+        if x.device.type == 'cpu':
+            from minitorch.backends import to_numpy
+            xn = to_numpy(x._data)
+            if np.isnan(xn).any():    # read from the data: the rare corner costs nothing on the common path
+                lanes = _vec_lanes(tuple(x.shape), [x.stride(), g.stride()], 64 // xn.dtype.itemsize)
+                gx = minitorch.where(minitorch.tensor(lanes & np.isnan(xn)), 0.0, gx)
+        return gx, None, None
+
+class _Softshrink(_Shrink): _node_name = 'SoftshrinkBackward0'
+class _Hardshrink(_Shrink): _node_name = 'HardshrinkBackward0'
+
 def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     "$x-\\lambda$ above $\\lambda$, $x+\\lambda$ below $-\\lambda$, 0 between (NaN passes)."
     check_kernel('softshrink', input.dtype)
@@ -124,13 +172,13 @@ def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     def f(x):   # `x - lambd` with lambd in float32 for half tensors, rounded once
         inside = (x >= -lambd) & (x <= lambd)
         return minitorch.where(inside, 0.0, minitorch.where(x > lambd, x - lambd, x + lambd))
-    return opmath(f, input)
+    return _Softshrink.apply(input, lambd, lambda x: opmath(f, x))
 
 # %% ../../nbs/11c_activations.ipynb #8772bd7a
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     "$x$ where $|x|>\\lambda$, else 0 (NaN passes)."
     check_kernel('hardshrink', input.dtype)
-    return minitorch.where((input >= -lambd) & (input <= lambd), 0.0, input)
+    return _Hardshrink.apply(input, lambd, lambda x: minitorch.where((x >= -lambd) & (x <= lambd), 0.0, x))
 
 def tanhshrink(input: Tensor) -> Tensor:
     "$x - \\tanh x$."

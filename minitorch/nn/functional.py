@@ -386,12 +386,14 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
                                        f"query ({hq}) for enable_gqa=True")
         key, value = _repeat_heads(key, hq // hk), _repeat_heads(value, hq // hk)
     scores = query.matmul(key.transpose(-2, -1)) * scale_factor
-    if is_causal: attn_mask = minitorch.tensor(_causal_mask(L, S), device=query.device)
-    if attn_mask is not None:
-        if attn_mask.dtype == minitorch.bool:
-            scores = minitorch.where(attn_mask, scores, minitorch.full((), -math.inf, dtype=scores.dtype,
-                                                                       device=scores.device))
-        else: scores = scores + attn_mask
+    ninf = minitorch.full((), -math.inf, dtype=scores.dtype, device=scores.device)
+    if is_causal:
+        cm = minitorch.tensor(_causal_mask(L, S), device=query.device)
+        if query.ndim == 4: scores = minitorch.where(cm, scores, ninf)   # PyTorch's fused kernel (4-d) fills the mask
+        else: attn_mask = cm                                              # its math path adds it, like any bool mask
+    if attn_mask is not None:   # a bool mask becomes 0/-inf and is added: a +inf score under it gives NaN, as PyTorch
+        if attn_mask.dtype == minitorch.bool: attn_mask = minitorch.where(attn_mask, 0.0, ninf)
+        scores = scores + attn_mask
     attn = _safe_softmax(scores, -1)
     if dropout_p > 0.0: attn = dropout(attn, dropout_p, training=True)
     return attn.matmul(value)

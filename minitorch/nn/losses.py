@@ -398,7 +398,9 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average: bool | None = No
     d = input - target
     a = d.abs()
     if beta == 0: return _reduce(a, reduction)
-    return _reduce(minitorch.where(a < beta, d * d * (0.5 / beta), a - 0.5 * beta), reduction)
+    big = a >= beta                          # the square sees only small d (and NaN): an inf d's gradient is +-1, not inf*0
+    s = minitorch.where(big, 0.0, d)
+    return _reduce(minitorch.where(big, a - 0.5 * beta, s * s * (0.5 / beta)), reduction)
 
 def huber_loss(input: Tensor, target: Tensor, reduction: str = 'mean', delta: float = 1.0,
                weight: Tensor | None = None) -> Tensor:
@@ -408,7 +410,9 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = 'mean', delta: fl
     input, target = _loss_kernel('huber_cpu', input, target)
     d = input - target
     a = d.abs()
-    loss = minitorch.where(a < delta, d * d * 0.5, (a - 0.5 * delta) * delta)
+    big = a >= delta                         # as smooth_l1_loss: only small d (and NaN) reach the square
+    s = minitorch.where(big, 0.0, d)
+    loss = minitorch.where(big, (a - 0.5 * delta) * delta, s * s * 0.5)
     return _reduce(loss if weight is None else loss * weight, reduction)
 
 def kl_div(input: Tensor, target: Tensor, size_average: bool | None = None, reduce: bool | None = None,
