@@ -239,7 +239,8 @@ class Pow(Function):
         if ctx.needs_input_grad[1]:
             base = (a if isinstance(a, Tensor) else tensor(a)).to(g.dtype)   # never through float32 (uint8 base)
             gb = g * _cj(out.to(g.dtype) * log(base))
-            if not g.dtype.is_complex: gb = where((base == 0) & (b >= 0), 0.0, gb)
+            ok = (b >= 0) if not b.dtype.is_complex else (b.imag == 0) & (b.real >= 0)   # 0 ** b is 0 there
+            gb = where((base == 0) & ok, 0.0, gb)
         return ga, gb
 
 # %% ../nbs/08a_arithmetic.ipynb #b96c2610
@@ -377,8 +378,9 @@ def _add_alpha(input: Any, other: Any, alpha: Any, sign: int) -> Tensor:
         return (_AddAlpha if sign > 0 else _SubAlpha).apply(input, other, sign * alpha)
     if d.name in _LOW16 and isinstance(other, Tensor):
         ah = sign * tensor(alpha, dtype=d).item()
-        up = lambda t: t.to(dt.float32).to(dt.float64) if isinstance(t, Tensor) else t
+        up = lambda t: t.to(d).to(dt.float32).to(dt.float64) if isinstance(t, Tensor) else t   # operands in d first
         return Add.apply(up(input), mul(up(other), ah)).to(dt.float32).to(d)
+    if isinstance(other, Tensor) and other.dtype is not d: other = other.to(d)   # alpha * other in the result dtype
     other = other * alpha if not isinstance(other, Tensor) else mul(other, alpha)
     return Add.apply(input, other) if sign > 0 else Sub.apply(input, other)
 

@@ -108,7 +108,7 @@ def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: A
     "A copy of `input` with `src` (or `value`) written at `index` along `dim`."
     _check_index(index, 'scatter')
     if src is None: src = value
-    if not isinstance(src, Tensor): _check_scalar(src, input.dtype)   # the kernel converts it (uint8 -2.0 overflows)
+    if not isinstance(src, Tensor) and index.numel(): _check_scalar(src, input.dtype)   # the kernel converts it
     if input.ndim == 0:                                       # a 0-d tensor scatters as a 1-element one
         src = src.reshape(-1) if isinstance(src, Tensor) else src
         return scatter(input.reshape(1), 0, index.reshape(-1), src, reduce=reduce).reshape(())

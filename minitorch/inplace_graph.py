@@ -90,6 +90,14 @@ def _check_inplace(self: Tensor, *args: Any) -> bool:
     return True
 
 # %% ../nbs/08cb_inplace.ipynb #2a5ad9db
+def _empty_target(bk: Any, d: TensorData, key: tuple) -> tuple | None:
+    "The shape `d[key]` has when it has no elements whatever the integer indices hold (else None)."
+    if math.prod(d.shape): return None
+    safe = tuple(np.zeros_like(k) if isinstance(k, np.ndarray) and k.dtype.kind in 'iu' else k for k in key)
+    try: shape = bk.index(d, safe).shape
+    except IndexError: return None
+    return shape if 0 in shape else None
+
 class IndexPut(Function):
     "out = x with `v` written at `key` (basic or advanced); gradients: x gets g with those positions zeroed."
     _node_name = 'IndexPutBackward0'
@@ -98,7 +106,10 @@ class IndexPut(Function):
         bk = get_backend(x._device.type)
         out = Tensor._make(bk.copy(x._data, x.dtype), x.dtype, x._device)
         vd = _data_as(v, x.dtype, bk)
-        target_shape = bk.index(out._data, key).shape if not accumulate or True else None
+        try: target_shape = bk.index(out._data, key).shape
+        except IndexError:
+            target_shape = _empty_target(bk, out._data, key)   # PyTorch checks no index when nothing is written
+            if target_shape is None: raise
         if vd.shape != target_shape:
             try: shp = broadcast_shapes(vd.shape, target_shape)
             except RuntimeError: shp = None
@@ -106,7 +117,7 @@ class IndexPut(Function):
                 raise RuntimeError(f"shape mismatch: value tensor of shape {list(vd.shape)} cannot be broadcast to "
                                    f"indexing result of shape {list(target_shape)}")
             vd = _expand_data(vd, target_shape)
-        bk.index_put(out._data, key, vd, accumulate)
+        if math.prod(target_shape): bk.index_put(out._data, key, vd, accumulate)
         ctx.key, ctx.accumulate = key, accumulate
         ctx.vshape = v.shape if isinstance(v, Tensor) else None
         return out

@@ -79,6 +79,10 @@ class _Stack(Function):
     @staticmethod
     def backward(ctx, g):
         return (None,) + tuple(g.select(ctx.dim, i) for i in range(ctx.n))
+    @staticmethod
+    def jvp(ctx, _, *tangents):   # forward AD: the tangents stacked (zeros for inputs without one)
+        like = next(t for t in tangents if t is not None)
+        return stack([zeros_like(like) if t is None else t for t in tangents], ctx.dim)
 
 def stack(tensors: Sequence[Tensor], dim: int = 0, *, out: Any = None) -> Tensor:
     "Join same-shape tensors along a new dim."

@@ -364,15 +364,15 @@ def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False
             raise RuntimeError("torch.searchsorted(): side and right can't be set to opposites, got side of left while right was True")
         right = side == 'right'
     s = sorted_sequence.detach()
-    if s.dtype is dt.bool and (input.dtype is dt.bool and input.numel() if isinstance(input, Tensor) else isinstance(input, bool)):
-        raise NotImplementedError("\"searchsorted_out_cpu\" not implemented for 'Bool'")
     if sorter is not None: s = s.gather(-1, sorter)
     scalar = not isinstance(input, Tensor)
-    v = tensor(input) if scalar else input.detach()
+    v = tensor(input, device=s.device) if scalar else input.detach()
     if s.dim() != 1 and v.dim() == 0:
         raise RuntimeError(f"torch.searchsorted(): input value can be a scalar only when boundaries tensor dimension is 1, "
                            f"but we got boundaries tensor dim({s.dim()}) and input value's dim(0) numel(1)")
     if s.dim() == 0: raise RuntimeError("torch.searchsorted(): boundaries tensor should have positive dimension, but got 0 dimension")
+    if s.dtype is dt.bool and (input.dtype is dt.bool and input.numel() if not scalar else isinstance(input, bool)):
+        raise NotImplementedError("\"searchsorted_out_cpu\" not implemented for 'Bool'")
     # PyTorch's binary search moves right past each boundary that is not >= (right: not >) the value, so a NaN value
     # lands last; run on the comparisons, it also gives PyTorch's answer for a sequence that is not sorted
     if s.dim() == 1:

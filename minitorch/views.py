@@ -105,8 +105,10 @@ def _make_inplace(name: str, fn: Callable, overlap_ok: bool = False) -> Callable
             if _overlaps(self._data): _check_inplace(self, *args)   # autograd's refusals come first
             _check_overlap(self)
         else: _warn_overlap(self, name)
-        if args and (cast_first or arith and not self.dtype.is_complex and _is_complex_arg(args[0])):
-            _check_cast(self, args[0])
+        if args and (cast_first or arith):
+            o = args[0]   # PyTorch's iterator checks the output's shape, then its dtype, before any kernel runs
+            if isinstance(o, Tensor) and o._data.shape != self._data.shape: _check_out_shape(self, o)
+            if cast_first or not self.dtype.is_complex and _is_complex_arg(o): _check_cast(self, o)
         return inplace(self, fn, *args, **kwargs)
     f.__name__ = name
     f.__doc__ = f"In-place version of `{fn.__name__}`."
@@ -119,6 +121,11 @@ _CAST_FIRST = {'bitwise_and_', 'bitwise_or_', 'bitwise_xor_'}
 # remainder's missing complex kernel).
 _CAST_COMPLEX = {'add_', 'sub_', 'mul_', 'div_', 'pow_', 'remainder_', 'fmod_', 'floor_divide_', 'atan2_', 'arctan2_',
                  'multiply_', 'subtract_', 'divide_', 'true_divide_'}
+
+def _check_out_shape(self: Tensor, other: Tensor) -> None:
+    shape = broadcast_shapes(tuple(self.shape), tuple(other.shape))
+    if tuple(shape) != tuple(self.shape):
+        raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast shape {list(shape)}")
 
 def _is_complex_arg(o: Any) -> bool:
     return isinstance(o, builtins.complex) or (isinstance(o, Tensor) and o.dtype.is_complex)
@@ -290,6 +297,7 @@ def __setitem__(self: Tensor, key: Any, value: Any) -> None:
             else: _check_inplace(self)
             self[sk[0]][sk[1]] = value
             return
+    if not _is_basic(k) and not isinstance(value, (Tensor, np.ndarray)): _check_scalar(value, self.dtype)  # value first
     npk = _np_key(k, self)
     _check_bounds(npk, tuple(self.shape))
     if _is_basic(k) and _overlaps(self._data) and _overlaps(self._data.getitem(k)): raise RuntimeError(_OVERLAP)

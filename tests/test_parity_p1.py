@@ -295,3 +295,34 @@ def test_index_fill_empty_index_on_cuda_simulator():
     x = mt.tensor([[-8], [5]], dtype=mt.int32, device='cuda')
     r = x.index_fill(-1, mt.tensor([], dtype=mt.int64, device='cuda'), -2.0)
     assert r.device.type == 'cuda' and r.cpu().tolist() == [[-8], [5]]
+
+
+@pytest.mark.parametrize('call', [
+    "lib.zeros(2, dtype=lib.float64).__ixor__(lib.ones(1, 2, dtype=lib.float64))",       # seed 501751
+    "lib.zeros(5, dtype=lib.complex128).__imod__(lib.ones(1, 1, dtype=lib.complex128))",  # seed 502759
+    "lib.zeros(0, dtype=lib.uint8).__setitem__((lib.tensor([0]),), 1.5 - 0.5j)",          # seed 501541
+    "lib.searchsorted(lib.tensor(True), lib.tensor(True))",                               # seed 500924
+    "lib.searchsorted(lib.tensor([True, False]), lib.tensor([True]))"])
+def test_error_order(call):
+    "The output-shape check comes before the dtype checks; a put value is converted before the index is checked."
+    t, m = both(lambda lib: eval(call))
+    assert type(t) is type(m) and str(t) == str(m), (t, m)
+
+
+def test_scatter_scalar_with_no_index_is_not_converted():
+    "seed 504885: an empty index writes nothing, so the value is never converted."
+    t, m = both(lambda lib: lib.zeros(0, 3, dtype=lib.uint8).scatter_(0, lib.zeros(0, 3, dtype=lib.int64), -2.0))
+    same(m, t)
+
+
+@pytest.mark.parametrize('case', range(4))
+def test_index_put_with_nothing_to_write_checks_no_index(case):
+    "seed 600101: PyTorch's kernel never reads the indices when the indexed result has no elements."
+    def f(lib):
+        return [lambda: lib.index_put(lib.zeros(1, 0), (lib.tensor([1, 0]),), lib.tensor(1.), accumulate=True),
+                lambda: lib.index_put(lib.zeros(1, 0, 3), (lib.tensor([2]),), lib.ones(1, 0, 3)),
+                lambda: lib.zeros(1, 4, 0).index_put_((lib.tensor([1, 0]),), lib.ones(2, 4, 0), accumulate=True),
+                lambda: lib.index_put(lib.zeros(2, 3), (lib.tensor([2]),), lib.tensor(1.))][case]()
+    t, m = both(f)
+    if isinstance(t, Exception): assert type(m) is type(t), (m, t)
+    else: same(m, t)

@@ -250,3 +250,24 @@ def test_add_alpha_complex_grads():
         (z * L.tensor([1 - 1j, 2j])).real.sum().backward()
         res.append((x.grad, y.grad))
     for t, m in zip(*res): _cclose(t, m)
+
+
+@pytest.mark.parametrize('case', [
+    lambda L: L.rsub(L.tensor([-2147483647, 5, 1000000000], dtype=L.int32), 2.5, alpha=2),   # no int32 overflow in 2*x
+    lambda L: L.sub(L.tensor([1.1, 2.3], dtype=L.float16), L.tensor(0.123456789, dtype=L.float64), alpha=2),  # b in half
+    lambda L: L.add(L.tensor([100, 3], dtype=L.int8), L.tensor([1.5]), alpha=3)])
+def test_add_alpha_product_in_result_dtype(case):
+    "alpha * other is computed in the result dtype (the operands are cast first), as PyTorch's kernel."
+    _same(*_both(case), exact=True)
+
+
+@pytest.mark.parametrize('base', [0, 0j, 2., 'tensor'])
+def test_pow_exponent_grad_at_zero_base_complex(base):
+    "PyTorch zeroes the exponent's gradient where base == 0 and the exponent is real and >= 0, complex ones too."
+    res = []
+    for L in (torch, mt):
+        x = L.tensor([1 + 0j, 2 + 1j, -1 + 0j, 0j], requires_grad=True)
+        bb = L.tensor([0., 0., 1., 0.]) if base == 'tensor' else base
+        ((bb ** x) * L.tensor([1 - 1j, 1, 1, 1])).real.sum().backward()
+        res.append(x.grad)
+    _cclose(*res)

@@ -1,4 +1,5 @@
 "Issue 12 parity fixes for reductions, matmul, statistics and the nn layers/losses/attention chapters (helper P3)."
+import math
 import warnings
 
 import numpy as np
@@ -144,3 +145,20 @@ def test_sdpa_masked_infinite_scores(kind):
     m = torch.tril(torch.ones(3, 3, dtype=torch.bool))
     kw = (lambda L: {'is_causal': True}) if kind.startswith('causal') else (lambda L: {'attn_mask': mtt(m) if L is mt else m})
     grads(lambda L, a, b, c: L.nn.functional.scaled_dot_product_attention(a, b, c, **kw(L)), q, k, v)
+
+
+@pytest.mark.parametrize('dtype', [torch.float64, torch.float32, torch.bfloat16])
+def test_logsigmoid_special_values(dtype):
+    "logsigmoid uses PyTorch's formula and backward kernel: NaN in gives a NaN gradient, +inf gives +0."
+    x = torch.tensor([nan, 1.0, -inf, inf, -3.0, 40.0, -40.0, 0.0, -0.7], dtype=torch.float64).to(dtype)
+    grads(lambda L, a: L.nn.functional.logsigmoid(a), x)
+    grads(lambda L, a, b: L.nn.functional.multilabel_soft_margin_loss(a, b),
+          torch.tensor([[2.1, -1.2, -inf], [nan, -1.9, 1.2]], dtype=torch.float64), torch.rand(2, 3, dtype=torch.float64))
+
+
+@pytest.mark.parametrize('dtype', [torch.float64, torch.float32, torch.bfloat16])
+@pytest.mark.parametrize('beta,threshold', [(1.0, 20.0), (1.0, 1.0), (2.0, 5.0), (0.5, math.inf), (1.0, math.inf)])
+def test_softplus_kernel_formula(dtype, beta, threshold):
+    "softplus follows PyTorch's kernels: log1p(exp(bx))/beta (inf when exp overflows), backward g*z/(z+1)."
+    x = torch.tensor([nan, 1.0, -inf, inf, -3.0, 40.0, -40.0, 0.0, -0.7, 800.0, 2.5], dtype=torch.float64).to(dtype)
+    grads(lambda L, a: L.nn.functional.softplus(a, beta, threshold), x)

@@ -197,16 +197,42 @@ def logsigmoid(input: Tensor) -> Tensor:
     "$\\log\\sigma(x) = \\min(x,0) - \\log(1+e^{-|x|})$ (stable)."
     _float_kernel('log_sigmoid_cpu', input)
     if _is_half(input): return logsigmoid(input.float()).to(input.dtype)
-    return -softplus(-input, 1.0, math.inf)
+    return _logsigmoid(input)
+
+def _logsigmoid_bwd(ctx, g, x, out):
+    "PyTorch's log_sigmoid_backward: g * (max_deriv - sign * z/(1+z)), z = exp(-|x|) (NaN in, NaN out)."
+    neg = x < 0
+    z = (-x.abs()).exp()
+    return (g * (minitorch.where(neg, 1.0, 0.0) - minitorch.where(neg, 1.0, -1.0) * (z / (1 + z))),)
+
+def _logsigmoid_fwd(x): return minitorch.where(x < 0, x, 0.0) - (-x.abs()).exp().log1p()   # PyTorch's kernel
+
+@functools.lru_cache(None)
+def _logsigmoid_fn():
+    from minitorch.more_ops import _pointwise
+    return _pointwise('LogSigmoidBackward0', _logsigmoid_fwd, _logsigmoid_bwd)
+
+def _logsigmoid(x: Tensor) -> Tensor: return _logsigmoid_fn()(x)
 
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
     "$\\frac{1}{\\beta}\\log(1+e^{\\beta x})$, linear above `threshold`."
     _float_kernel('softplus_cpu', input)
     if _is_half(input): return softplus(input.float(), beta, threshold).to(input.dtype)
-    bx = input * beta
-    pos, neg = bx.clamp(min=0), bx.clamp(max=0)    # each branch sees its own side: finite values and gradients,
-    soft = minitorch.where(bx > 0, pos + (-pos).exp().log1p(), neg.exp().log1p()) / beta   # σ(0) = 0.5 at 0
-    return minitorch.where(bx > threshold, input, soft)
+    return _softplus_fn(float(beta), float(threshold))(input)
+
+@functools.lru_cache(None)
+def _softplus_fn(beta: float, threshold: float):
+    "PyTorch's softplus kernels: log1p(exp(bx))/beta below the threshold (so exp may overflow to inf), and the"\
+    " backward g*z/(z+1) with z = exp(bx) (NaN where z is inf or x is NaN)."
+    from minitorch.more_ops import _pointwise
+    def fwd(x):
+        bx = x * beta
+        return minitorch.where(bx > threshold, x, bx.exp().log1p() / beta)
+    def bwd(ctx, g, x, out):
+        bx = x * beta
+        z = bx.exp()
+        return (minitorch.where(bx > threshold, g, g * z / (z + 1)),)
+    return _pointwise('SoftplusBackward0', fwd, bwd)
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     "$x$ if $x>0$ else `negative_slope`$\\cdot x$."
