@@ -135,6 +135,7 @@ ZIP_OPS: dict[str, Callable] = {
     'bitwise_or': np.bitwise_or, 'bitwise_xor': np.bitwise_xor, 'copysign': np.copysign,
     'hypot': np.hypot, 'complex': lambda re, im: re + 1j * im,
     'bitwise_left_shift': np.left_shift, 'bitwise_right_shift': np.right_shift,
+    'threshold_backward': lambda g, y: np.where(y <= 0, np.zeros((), g.dtype), g),   # ReLU's gradient: g where y > 0
 }
 
 # the ufuncs' own `reduce` for the four folds: what `np.sum` calls, without its Python wrapper (1 us per call)
