@@ -16,7 +16,7 @@ from .dtypes import dtype
 from .tensor_data import TensorData, broadcast_shapes
 from .backends import get_backend, make_data, is_contiguous, _contiguous_strides
 from .tensors import Tensor, tensor, zeros, zeros_like, ones_like, full_like, _as_device, patch
-from .autograd import Function, _State
+from .autograd import Function, _State, _modes_on
 from .pointwise import *
 from .pointwise import (_BCAST, _LOW16, _NI, _Number, _OPMATH_SCALAR, _OUT_DTYPE, _OUT_RULES, _REFUSE, _TORCH_NAMES, _broadcast, _check_operand, _cj, _data_as, _device_of, _expand_data, _float_of, _kind, _opmath_scalar, _refuse, _result_type, _same, _write_out)
 
@@ -503,7 +503,10 @@ multiply, subtract, divide = mul, sub, div
 # %% ../nbs/08a_arithmetic.ipynb #2af035f0
 _LN2, _LN10 = math.log(2.0), math.log(10.0)
 
-def _relu_grad(g, x, y): return where(y <= 0, 0.0, g)   # PyTorch's threshold_backward: NaN passes
+def _relu_grad(g, x, y):   # PyTorch's threshold_backward: 0 where y <= 0 (a NaN y passes g)
+    if not (_State.grad_enabled or _modes_on[0]) and g.dtype is y.dtype and g._device.type == 'cpu':
+        return binary_forward('threshold_backward', g, y)   # one kernel, as PyTorch's (no graph to record here)
+    return where(y <= 0, 0.0, g)
 
 _UNARY = {  # name: (float result?, node name, derivative g, x, y -> grad x)
     'neg': (False, 'NegBackward0', lambda g, x, y: -g),

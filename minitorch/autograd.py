@@ -4,7 +4,7 @@
 
 # %% ../nbs/07_backward.ipynb #2cae9d85
 from __future__ import annotations
-import weakref
+import math, sys, weakref
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -173,6 +173,7 @@ def call_backward(self: _GraphTask, node: Node, buf: list) -> None:
             r = h(in_grads, tuple(buf))
             if r is not None: in_grads = tuple(r)
     self.pass_on(node, in_grads, meta)
+    in_grads = None; buf.clear()   # (nothing here holds a gradient now: a leaf below may keep its own without a copy)
     if not self.retain_graph and node._saved is not None: node._saved = _FREED   # `node._release()`, inlined
     waiting = self.leaf_waiting
     for nxt, _ in node.next_functions:   # a leaf whose every gradient has arrived is accumulated now
@@ -227,7 +228,7 @@ def _accumulate_into_leaf(t: Tensor, g: Tensor, create_graph: bool) -> None:
     g = _apply_tensor_hooks(t._hooks, None, g)
     acc = t.grad
     if acc is None:
-        t.grad = g if create_graph else _copy_of(g)
+        t.grad = g if create_graph or _unshared(g, t) else _copy_of(g)
     elif create_graph or acc._requires_grad:
         t.grad = acc + g
     elif acc.dtype is g.dtype and acc._device is g._device and acc._data.shape == g._data.shape:
@@ -240,6 +241,36 @@ def _accumulate_into_leaf(t: Tensor, g: Tensor, create_graph: bool) -> None:
 def _copy_of(g: Tensor) -> Tensor:
     "`g.detach().clone()`: a fresh copy outside the graph (a backend copy, without the op machinery)."
     return Tensor._make(get_backend(g._device.type).copy(g._data, g.dtype), g.dtype, g._device)
+
+# %% ../nbs/07_backward.ipynb #4dc75773
+def _unshared(g: Tensor, t: Tensor) -> bool:
+    "Whether leaf `t` may keep the incoming gradient `g` as `.grad` without a copy (PyTorch's AccumulateGrad test)."
+    # referrers allowed for g: the engine's buffer list, the caller's `g`, our `g`, getrefcount's argument
+    if type(g) is not Tensor or _refs(g) > 4: return False
+    d, base = g._data, g._base
+    if (_refs(d) > 3 or g._device is not t._device or d.offset or d.strides != t._data.strides
+            or type(d.storage) is not np.ndarray): return False
+    tds = (d,)
+    if base is not None:   # a view (TBackward0's transpose): its base must be held by the view alone
+        if type(base) is not Tensor or _refs(base) > 3 or _refs(base._data) > 2: return False
+        tds = (d, base._data)
+    s = d.storage
+    owner = s if s.base is None else s.base
+    if type(owner) is not np.ndarray or math.prod(d.shape) != s.size: return False
+    held_s = held_owner = 0   # the references the TensorData(s) and their numpy views make
+    for h in tds:
+        if h.storage is not s: return False
+        held_s += 1
+        v = h._np
+        if v is None: continue
+        if v is s: held_s += 1
+        elif v is owner or v.base is owner: held_owner += 1
+        else: return False
+    h = v = None
+    if owner is s: return _refs(s) == held_s + held_owner + 3   # + our `s`, `owner`, getrefcount's argument
+    return _refs(s) == held_s + 2 and _refs(owner) == held_owner + 3   # (`s.base` holds the owner)
+
+_refs = sys.getrefcount
 
 # %% ../nbs/07_backward.ipynb #76d8f79b
 class _ExecutionEngine:

@@ -163,7 +163,11 @@ class Node:
     def save_for_backward(self, *tensors: Tensor | None) -> None:
         "Keep `tensors` for `backward` (checked against in-place changes when read back)."
         self._saved = tensors
-        self._saved_versions = tuple([None if t is None else t._vbox[0] for t in tensors])
+        if len(tensors) == 2:   # the common case spelled out (a comprehension is one more Python call)
+            t0, t1 = tensors
+            self._saved_versions = (None if t0 is None else t0._vbox[0], None if t1 is None else t1._vbox[0])
+        else:
+            self._saved_versions = tuple([None if t is None else t._vbox[0] for t in tensors])
 
     @property
     def saved_tensors(self) -> tuple:
@@ -293,15 +297,23 @@ def _apply(cls: type, *args: Any, **kwargs: Any) -> Any:
     ctx = cls._node_cls()
     st = _State.__dict__   # this thread's switches
     enabled = st['grad_enabled']
-    if len(args) == 2:   # the common case, spelled out (a comprehension is one more Python call)
+    n = len(args)
+    if n == 2:   # the common cases spelled out: a comprehension, or a call with `*args`, costs more
         a0, a1 = args
         needs = (enabled and isinstance(a0, Tensor) and a0._requires_grad,
                  enabled and isinstance(a1, Tensor) and a1._requires_grad)
+    elif n == 1:
+        a0 = args[0]
+        needs = (enabled and isinstance(a0, Tensor) and a0._requires_grad,)
     else:
         needs = tuple([enabled and isinstance(a, Tensor) and a._requires_grad for a in args])
     ctx.needs_input_grad = needs
     st['grad_enabled'] = _IN_FORWARD
-    try: out = cls.forward(ctx, *args, **kwargs)
+    try:
+        if kwargs: out = cls.forward(ctx, *args, **kwargs)
+        elif n == 2: out = cls.forward(ctx, a0, a1)
+        elif n == 1: out = cls.forward(ctx, a0)
+        else: out = cls.forward(ctx, *args)
     finally: st['grad_enabled'] = enabled
     if isinstance(out, Tensor):
         if out._base is not None: _new_view(out, enabled, args)
@@ -313,6 +325,13 @@ def _apply(cls: type, *args: Any, **kwargs: Any) -> Any:
             for o in (out if isinstance(out, tuple) else (out,)):
                 if isinstance(o, Tensor): o._inference = True
         return out
+    return _record(ctx, out, args)
+
+Function._apply = classmethod(_apply)   # (a plain classmethod: fastcore's `patch(cls_method=True)` adds a Python-level descriptor call per op)
+
+# %% ../nbs/07_autograd.ipynb #26859ac6
+def _record(ctx: Node, out: Any, args: tuple) -> Any:
+    "Make `ctx` the backward node of `out`: its edges to the inputs' nodes, their shapes, what it saved."
     nexts, meta = [], []
     for a in args:
         if isinstance(a, Tensor):
@@ -338,10 +357,13 @@ def _apply(cls: type, *args: Any, **kwargs: Any) -> Any:
         out = tuple(_mark_output(ctx, o, i, args) if isinstance(o, Tensor) else o for i, o in enumerate(out))
         ctx._n_out = len(out)
         ctx._out_meta = [(o._data.shape, o.dtype, o._device) if isinstance(o, Tensor) else None for o in out]
-    if saved: ctx._saved_fns = tuple([None if t is None else t.grad_fn for t in saved])
+    if saved:   # (for the error message if a saved tensor is changed in place later)
+        if len(saved) == 2:
+            t0, t1 = saved
+            ctx._saved_fns = (None if t0 is None else t0.grad_fn, None if t1 is None else t1.grad_fn)
+        else:
+            ctx._saved_fns = tuple([None if t is None else t.grad_fn for t in saved])
     return out
-
-Function._apply = classmethod(_apply)   # (a plain classmethod: fastcore's `patch(cls_method=True)` adds a Python-level descriptor call per op)
 
 
 # %% ../nbs/07_autograd.ipynb #9b69bfc2

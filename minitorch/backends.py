@@ -135,6 +135,7 @@ ZIP_OPS: dict[str, Callable] = {
     'bitwise_or': np.bitwise_or, 'bitwise_xor': np.bitwise_xor, 'copysign': np.copysign,
     'hypot': np.hypot, 'complex': lambda re, im: re + 1j * im,
     'bitwise_left_shift': np.left_shift, 'bitwise_right_shift': np.right_shift,
+    'threshold_backward': lambda g, y: np.where(y <= 0, np.zeros((), g.dtype), g),   # ReLU's gradient: g where y > 0
 }
 
 # the ufuncs' own `reduce` for the four folds: what `np.sum` calls, without its Python wrapper (1 us per call)
@@ -306,8 +307,9 @@ class NumpyBackend(Backend):
         sd = a.storage.dtype
         if sd is b.storage.dtype and sd in _PLAIN_NP and sd is out_dtype.numpy_dtype:   # numpy's ufunc as it is
             r = ZIP_OPS[op](to_numpy(a), to_numpy(b))
-            if type(r) is np.ndarray and r.dtype is sd and (r.ndim < 2 or r.flags.c_contiguous):
-                return make_data(r.reshape(-1), r.shape, r)
+            if type(r) is np.ndarray and r.dtype is sd:
+                if r.ndim == 1: return make_data(r, r.shape, r)   # (a fresh 1-D result is its own storage)
+                if r.flags.c_contiguous: return make_data(r.reshape(-1), r.shape, r)
         x, y = _load(a, op), _load(b, op)
         if out_dtype.is_complex and (op == 'add' or op == 'sub'):   # PyTorch: a + alpha*b, alpha = ±1+0j
             return from_numpy(x + x.dtype.type(1 if op == 'add' else -1) * y, out_dtype)   # (signed zeros, inf)

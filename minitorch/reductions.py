@@ -422,7 +422,7 @@ def _numpy_names(f: Any, one_dim: bool = False) -> Any:
             d = args[1] if len(args) > 1 else kwargs.get('dim')
             if isinstance(d, (tuple, list)):
                 raise TypeError(f"{name}(): argument 'dim' must be int, not {type(d).__name__}")
-        return f(*args, **kwargs)
+        return f(*args, **kwargs) if kwargs else f(*args)
     return g
 
 sum, mean, var, std, var_mean, std_mean, max, min, amax, amin, any, all, count_nonzero, logsumexp, softmax, \

@@ -144,7 +144,7 @@ def _shape_arg(args: tuple) -> tuple:
     for a in args:
         if isinstance(a, builtins.bool) or not isinstance(a, (int, np.integer)):
             raise TypeError(f"shape entries must be ints, got {type(a).__name__} in {list(args)}")
-    return tuple(int(a) for a in args)
+    return tuple(map(int, args))   # (`map` of a builtin: no Python frame per entry, unlike a generator)
 
 
 class TensorData:

@@ -18,7 +18,7 @@ from .tensor_data import TensorData
 from .backends import get_backend, make_data, _contiguous_strides, to_numpy as _to_numpy, _via_float32
 
 from .tensor_class import *
-from .tensor_class import patch, _as_device, _init_from
+from .tensor_class import patch, _as_device, _init_from, _CPU
 from .tensor_from_data import *
 from .tensor_from_data import _default_for_kind, _dtype_arg, _mark_creation, _np_to_data, _to_device
 
@@ -232,9 +232,23 @@ def _restride(r: Tensor, strides: tuple | None) -> Tensor:
     r._data = td
     return r
 
+def _plain_like(t: Tensor, fill: int) -> Tensor | None:
+    "`zeros_like`/`ones_like` of a row-major CPU tensor in its own dtype (backward's seed), one numpy call; else None."
+    d, nd = t._data, t.dtype.numpy_dtype
+    if t._device is not _CPU or nd is None or d.strides != _contiguous_strides(d.shape): return None
+    n = math.prod(d.shape)
+    if fill == 0: arr = np.zeros(n, nd)
+    else:
+        arr = np.empty(n, nd)
+        arr.fill(fill)
+    return Tensor._make(make_data(arr, d.shape), t.dtype, _CPU)
+
 def zeros_like(input: Tensor, *, dtype: dtype | None = None, device: Any = None,
                requires_grad: bool = False, memory_format: Any = None) -> Tensor:
     "Zeros with the shape (and by default dtype and device) of `input`."
+    if dtype is None and device is None and memory_format is None and input.__class__ is Tensor:
+        r = _plain_like(input, 0)
+        if r is not None: return _mark_creation(r, requires_grad)
     dtype = _dtype_arg(dtype, 'zeros_like')
     s, d, dev = _like(input, dtype, device, 'zeros_like')
     s = tuple(s)   # a tensor's shape: valid already, so straight to the allocation (no `zeros` argument checks)
@@ -243,6 +257,9 @@ def zeros_like(input: Tensor, *, dtype: dtype | None = None, device: Any = None,
 def ones_like(input: Tensor, *, dtype: dtype | None = None, device: Any = None,
               requires_grad: bool = False, memory_format: Any = None) -> Tensor:
     "Ones with the shape (and by default dtype and device) of `input`."
+    if dtype is None and device is None and memory_format is None and input.__class__ is Tensor:
+        r = _plain_like(input, 1)
+        if r is not None: return _mark_creation(r, requires_grad)
     dtype = _dtype_arg(dtype, 'ones_like')
     s, d, dev = _like(input, dtype, device, 'ones_like')
     s = tuple(s)

@@ -40,7 +40,7 @@ def _view_out(x: Tensor, data: TensorData) -> Tensor:
 def _shape_args(shape: tuple) -> tuple:
     "Accept `f(2, 3)` or `f((2, 3))`."
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)): shape = tuple(shape[0])
-    return tuple(builtins.int(s) for s in shape)
+    return tuple(map(builtins.int, shape))   # (no Python frame per entry, unlike a generator)
 
 def _fast_view(d: TensorData, shape: tuple) -> TensorData | None:
     "A view of contiguous `d` with `shape` (-1 inferred), or None to take the general path."
