@@ -19,7 +19,7 @@ from ..autograd import _State, _modes_on
 from ..backends import to_numpy as _to_numpy, from_numpy as _from_numpy
 from .linear_act import *
 from .linear_act import (_ntuple, _pair, _reduce, _float_kernel, _gelu, _legacy_reduction, _blas_ok, _wrap_np,
-    _Addmm, _HALF, _is_half, _softmax_dim, _in_place)
+    _Addmm, _HALF, _is_half, _softmax_dim, _in_place, _logsigmoid, _logsigmoid_fwd, _logsigmoid_bwd)
 _all_ = ['linear', 'bilinear', 'relu', 'gelu', 'silu', 'sigmoid', 'tanh', 'softmax', 'log_softmax', 'logsigmoid', 'softplus', 'leaky_relu',
         'gumbel_softmax', 'relu_', 'elu_', 'leaky_relu_', 'hardtanh_', 'selu_', 'celu_', 'threshold_', 'rrelu', 'rrelu_', 'channel_shuffle']
 
