@@ -60,9 +60,10 @@ def reduce_data(op: str, x: Tensor, dims: tuple, keepdim: bool, out_dtype: dtype
         r = bk.reduce(op, _flat(d, bk), 0, out_dtype)
         out = (1,) * len(shape) if keepdim else ()   # a full reduction (`x.sum()`): its shape without a loop
     else:
-        r = d
+        r = d   # one dim at a time; a 16-bit sum keeps its float32 accumulator between dims (PyTorch's one reduction)
+        acc = dt.float32 if len(dims) > 1 and op in ('sum', 'prod') and out_dtype in (dt.float16, dt.bfloat16) else out_dtype
         for k, dim in enumerate(reversed(dims)):
-            r = bk.reduce(op, r, dim, out_dtype)
+            r = bk.reduce(op, r, dim, out_dtype if k == len(dims) - 1 else acc)
         out = _out_shape(shape, dims, keepdim)
     if r.shape != out: r = make_data(r.storage, out) if is_contiguous(r) and r.offset == 0 else r.reshape(out)
     return Tensor._make(r, out_dtype, x._device)

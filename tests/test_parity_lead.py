@@ -107,3 +107,14 @@ def test_sgd_steps_are_bit_exact(kw):
             opt.step()
         out.append(w.detach().numpy())
     np.testing.assert_array_equal(out[1], out[0])
+
+
+@pytest.mark.parametrize('dtype', ['float16', 'bfloat16'])
+def test_16bit_sum_over_several_dims_rounds_once(dtype):
+    "PyTorch reduces several dims in one float32 accumulation; rounding to 16 bits between dims drifts by ulps."
+    rng = np.random.default_rng(0)
+    for _ in range(100):
+        x = rng.standard_normal((4, 5, 3)).astype(np.float32) * 3
+        t, m = torch.tensor(x).to(getattr(torch, dtype)), mt.tensor(x).to(getattr(mt, dtype))
+        for f in (lambda a: a.sum((0, 1)), lambda a: a.sum_to_size((1, 5, 1)), lambda a: a.mean((0, 2))):
+            np.testing.assert_array_equal(f(m).float().numpy(), f(t).float().numpy())
