@@ -266,7 +266,7 @@ def _unshared(g: Tensor, t: Tensor) -> bool:
         if v is s: held_s += 1
         elif v is owner or v.base is owner: held_owner += 1
         else: return False
-    h = v = None
+    h = v = None   # (our own names must not count: `v` may be `s` itself)
     if owner is s: return _refs(s) == held_s + held_owner + 3   # + our `s`, `owner`, getrefcount's argument
     return _refs(s) == held_s + 2 and _refs(owner) == held_owner + 3   # (`s.base` holds the owner)
 

@@ -102,11 +102,9 @@ def _grad_dtype(input: Tensor, d: dtype | None) -> None:
 def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: dtype | None = None, out: Any = None) -> Tensor:
     "Sum of the elements (over `dim`, an int or tuple, if given); bool/int sums are int64."
     if dtype is not None: _grad_dtype(input, dtype)
-    if dim is None:   # `x.sum()`, the common case: every dim, in the input's dtype (int64 for integers)
-        d = input.dtype
-        return _SumAll.apply(input, tuple(range(len(input._data.shape))), keepdim,
-                             dtype or (d if d.is_floating_point or d.is_complex else dt.int64))
-    return Sum.apply(input, _dims(dim, input.ndim), keepdim, dtype or _sum_dtype(input.dtype))
+    dims = _dims(dim, input.ndim)
+    od = dtype or _sum_dtype(input.dtype)
+    return (_SumAll if dim is None else Sum).apply(input, dims, keepdim, od)
 
 class Mean(Function):
     "Mean over dims: sum / n; the gradient is g / n broadcast back."

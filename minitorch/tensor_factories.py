@@ -97,7 +97,10 @@ def _alloc(shape: tuple, dtype: dtype, fill: Any = 0) -> np.ndarray:
     n = math.prod(shape)   # flat: numpy arrays stop at 64 dimensions, tensors do not
     try:
         if isinstance(fill, builtins.int) and fill == 0: return np.zeros(n, sd)   # also False
-        if type(fill) in _PLAIN_ONE and fill == 1 and dtype is not dt.complex32: return np.ones(n, sd)   # `ones`
+        if type(fill) in _PLAIN_ONE and fill == 1 and dtype is not dt.complex32:   # `ones` (np.ones' wrapper costs more)
+            a = np.empty(n, sd)
+            a.fill(1)
+            return a
         a = np.empty(n, sd)
         a[...] = _np_to_data(np.array([fill]), dtype).storage[0]   # the fill cast once, like PyTorch
         return a
@@ -236,12 +239,7 @@ def _plain_like(t: Tensor, fill: int) -> Tensor | None:
     "`zeros_like`/`ones_like` of a row-major CPU tensor in its own dtype (backward's seed), one numpy call; else None."
     d, nd = t._data, t.dtype.numpy_dtype
     if t._device is not _CPU or nd is None or d.strides != _contiguous_strides(d.shape): return None
-    n = math.prod(d.shape)
-    if fill == 0: arr = np.zeros(n, nd)
-    else:
-        arr = np.empty(n, nd)
-        arr.fill(fill)
-    return Tensor._make(make_data(arr, d.shape), t.dtype, _CPU)
+    return Tensor._make(make_data(_alloc(d.shape, t.dtype, fill), d.shape), t.dtype, _CPU)
 
 def zeros_like(input: Tensor, *, dtype: dtype | None = None, device: Any = None,
                requires_grad: bool = False, memory_format: Any = None) -> Tensor:
