@@ -391,6 +391,12 @@ class _NormP(Function):
 # %% ../nbs/08bb_matmul.ipynb #6dc521b1
 def norm(input: Tensor, p: Any = 'fro', dim: Any = None, keepdim: bool = False, dtype: dtype | None = None) -> Tensor:
     "The p-norm over `dim` (all elements by default): 'fro'/2, 1, inf, -inf, 0 or any positive number."
+    if isinstance(p, str) and not (p == 'fro' and (dim is None or isinstance(dim, int) or len(dim) <= 2)):
+        dims = list(range(input.ndim)) if dim is None else [dim] if isinstance(dim, int) else list(dim)
+        if len(dims) != 2:   # PyTorch hands these to linalg.matrix_norm, which wants two dims
+            raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(map(str, dims))}")
+        from .linalg import matrix_norm
+        return matrix_norm(input, p, tuple(dims), keepdim, dtype=dtype)
     x = input.to(dtype) if dtype is not None else input
     if not (x.dtype.is_floating_point or x.dtype.is_complex):
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {_legacy(x.dtype)}")

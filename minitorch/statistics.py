@@ -17,6 +17,7 @@ from .autograd import Function
 from .reductions import sum, mm, mv, bmm, outer, return_types, matmul, _rtype
 from .views import narrow, cat, stack, gather, sort, reshape, flatten
 from .fused_pointwise import _need_float, _float, logaddexp
+from .sum_reductions import _legacy
 
 # %% auto #0
 __all__ = ['nan_to_num', 'nansum', 'nanmean', 'diff', 'cummax', 'cummin', 'logcumsumexp', 'median', 'nanmedian', 'kthvalue',
@@ -253,6 +254,8 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False, *, out: Any = None
     x = input if input.dim() else input.reshape(1)
     d = dim % x.dim()
     if x.shape[d] == 0: raise IndexError(f"mode(): Expected reduction dim {dim} to have non-zero size.")
+    if x.dtype.is_complex:   # complex numbers have no order: PyTorch's kernel is not built for them
+        raise NotImplementedError(f"\"mode_{x.device.type}\" not implemented for '{_legacy(x.dtype)}'")
     v = np.moveaxis(x.detach().cpu().numpy(), d, -1)
     rows = v.reshape(-1, v.shape[-1])
     idx = np.zeros(rows.shape[0], np.int64)
