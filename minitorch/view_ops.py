@@ -91,6 +91,9 @@ def view(self: Tensor, *shape: Any) -> Tensor:
     "A view with another shape (-1 infers one size); errors when the strides do not allow it."
     if len(shape) == 1 and isinstance(shape[0], dtype):
         raise NotImplementedError("view(dtype) is not supported in minitorch")
+    if not shape:   # PyTorch wants a size (or a dtype); `view()` is a call error, not the 0-d shape ()
+        raise TypeError("view() received an invalid combination of arguments - got (), but expected one of:\n"
+                        " * (torch.dtype dtype)\n * (tuple of ints size)\n")
     return View.apply(self, _shape_args(shape), False)
 
 def reshape(input: Tensor, *shape: Any) -> Tensor:

@@ -105,7 +105,7 @@ def _overwrite_node(name: str) -> type:
     return cls
 
 def _make_inplace(name: str, fn: Callable, overlap_ok: bool = False) -> Callable:
-    cast_first, arith = name in _CAST_FIRST, name in _CAST_COMPLEX
+    cast_first, arith, cmp = name in _CAST_FIRST, name in _CAST_COMPLEX, name in _CMP_INPLACE
     no_complex = name in ('abs_', 'absolute_')
     def f(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
         if no_complex and self.dtype.is_complex:   # |z| is real: it cannot be written back into z (PyTorch's first check)
@@ -116,7 +116,7 @@ def _make_inplace(name: str, fn: Callable, overlap_ok: bool = False) -> Callable
                 _own_checks(fn, self, args, kwargs)
             _check_overlap(self)
         else: _warn_overlap(self, name)
-        if args and (cast_first or arith):
+        if args and (cast_first or arith or cmp):
             o = args[0]   # PyTorch's iterator checks the output's shape, then its dtype, before any kernel runs
             if isinstance(o, Tensor) and o._data.shape != self._data.shape: _check_out_shape(self, o)
             if cast_first or not self.dtype.is_complex and _is_complex_arg(o): _check_cast(self, o)
@@ -141,6 +141,9 @@ _CAST_FIRST = {'bitwise_and_', 'bitwise_or_', 'bitwise_xor_', 'xlogy_', 'hypot_'
 # remainder's missing complex kernel).
 _CAST_COMPLEX = {'add_', 'sub_', 'mul_', 'div_', 'pow_', 'remainder_', 'fmod_', 'floor_divide_', 'atan2_', 'arctan2_',
                  'multiply_', 'subtract_', 'divide_', 'true_divide_'}
+# The in-place comparisons check the output's shape too before their kernel: `complex0d.ge_(complex(1,))` is the
+# shape error, not ge's missing complex kernel.
+_CMP_INPLACE = {n + '_' for n in ('eq ne lt le gt ge greater greater_equal less less_equal not_equal'.split())}
 
 def _check_out_shape(self: Tensor, other: Tensor) -> None:
     shape = broadcast_shapes(tuple(self.shape), tuple(other.shape))

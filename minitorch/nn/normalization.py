@@ -143,11 +143,16 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     "Normalise each channel (dim 1) over the batch and spatial dims; update the running stats in training."
     C = input.shape[1]
     shape = (1, C) + (1,) * (input.ndim - 2)
+    if training and input.shape[0] * math.prod(input.shape[2:]) == 1:
+        raise ValueError(f"Expected more than 1 value per channel when training, got input size {input.shape}")
+    if input.numel() == 0:   # PyTorch's early return: nothing to normalise, the running stats stay as they are
+        out = input.clone()  # (a copy, not a view; the affine parameters still join the graph, by their first element)
+        if weight is not None: out = out * weight[0]
+        if bias is not None: out = out + bias[0]
+        return out
     if training:
         dims = (0,) + tuple(range(2, input.ndim))
         n = input.numel() // C
-        if n <= 1:
-            raise ValueError(f"Expected more than 1 value per channel when training, got input size {input.shape}")
         mean = input.mean(dims, keepdim=True)
         centered = input - mean
         var = (centered * centered).mean(dims, keepdim=True)

@@ -217,7 +217,7 @@ def _set_views(self: FullyShardedDataParallel, full: Tensor | None) -> None:
     "Make each original parameter name a view of `full` (None: remove them)."
     for owner, name, off, n, shape, _ in self._infos:
         if full is None: owner.__dict__.pop(name, None)
-        else: object.__setattr__(owner, name, full[off: off + n].view(*shape))
+        else: object.__setattr__(owner, name, full[off: off + n].view(tuple(shape)))
 
 # %% ../../../nbs/22e_fsdp.ipynb #f7b38809
 @patch

@@ -109,7 +109,7 @@ def _build_param_buckets(self: ZeroRedundancyOptimizer) -> None:
         with no_grad():
             for p in params:
                 bucket[at: at + p.numel()].copy_(p.detach().reshape(-1))
-                p.data = bucket[at: at + p.numel()].view(*p.shape)
+                p.data = bucket[at: at + p.numel()].view(tuple(p.shape))
                 at += p.numel()
         self._buckets.append(bucket)
 
@@ -265,7 +265,7 @@ def _overlap_step(self: ZeroRedundancyOptimizer) -> None:
             if result is not bucket.buffer(): bucket.buffer().copy_(result)
             for p, g in zip(bucket.parameters(), bucket.gradients()):
                 saved[id(p)] = (p, p.grad)
-                if p.grad is not None: p.grad = g.view(*p.shape)   # the averaged gradient, read from the bucket
+                if p.grad is not None: p.grad = g.view(tuple(p.shape))   # the averaged gradient, read from the bucket
     self._sync_param_groups(self.param_groups, self.optim.param_groups)
     try:
         self.optim.step()

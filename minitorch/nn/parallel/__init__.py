@@ -66,7 +66,7 @@ class _Bucket:
     def slot(self, i: int) -> Tensor:
         "The view of the buffer that holds parameter i's gradient, in its shape."
         p = self.params[i]
-        return self.buffer[self.offsets[i]: self.offsets[i] + p.numel()].view(*p.shape)
+        return self.buffer[self.offsets[i]: self.offsets[i] + p.numel()].view(tuple(p.shape))
 
 
 class GradBucket:

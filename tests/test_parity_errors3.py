@@ -1,0 +1,73 @@
+"Issue 12 leftovers: view() with no size, batch_norm on empty inputs, in-place comparisons' shape check first."
+import pytest
+import torch
+import minitorch
+import minitorch.nn.functional as F
+
+
+def _err(f):
+    try: f()
+    except Exception as e: return type(e), str(e)
+    return None
+
+
+@pytest.mark.parametrize('shape', [(2, 3), ()])
+def test_view_without_size_is_type_error(shape):
+    t, m = _err(lambda: torch.ones(shape).view()), _err(lambda: minitorch.ones(shape).view())
+    assert t is not None and m is not None and m[0] is t[0] is TypeError
+    assert m[1] == t[1]
+
+
+def test_view_of_a_0d_param_by_tuple():
+    p = minitorch.ones(())
+    assert tuple(minitorch.zeros(1).view(tuple(p.shape)).shape) == tuple(torch.zeros(1).view(()).shape) == ()
+
+
+@pytest.mark.parametrize('shape', [(0, 3), (2, 3, 0), (0, 3, 4), (2, 0)])
+@pytest.mark.parametrize('training', [True, False])
+def test_batch_norm_empty(shape, training):
+    C = shape[1]
+    tx, mx = torch.zeros(shape, requires_grad=True), minitorch.zeros(shape, requires_grad=True)
+    trm, trv = torch.full((C,), 0.5), torch.full((C,), 2.0)
+    mrm, mrv = minitorch.full((C,), 0.5), minitorch.full((C,), 2.0)
+    args = {}
+    if C:
+        tw, tb = torch.ones(C, requires_grad=True), torch.zeros(C, requires_grad=True)
+        mw, mb = minitorch.ones(C, requires_grad=True), minitorch.zeros(C, requires_grad=True)
+    else:
+        tw = tb = mw = mb = None
+    ty = torch.nn.functional.batch_norm(tx, trm, trv, tw, tb, training=training)
+    my = F.batch_norm(mx, mrm, mrv, mw, mb, training=training)
+    assert tuple(my.shape) == tuple(ty.shape) and str(my.dtype).split('.')[-1] == str(ty.dtype).split('.')[-1]
+    assert my.data_ptr() != mx.data_ptr()                         # a copy, as PyTorch's clone
+    assert mrm.tolist() == trm.tolist() and mrv.tolist() == trv.tolist()   # the stats are untouched
+    ty.sum().backward(); my.sum().backward()
+    assert tuple(mx.grad.shape) == tuple(tx.grad.shape)
+    if C:
+        assert mw.grad.tolist() == tw.grad.tolist() and mb.grad.tolist() == tb.grad.tolist()
+
+
+def test_batch_norm_empty_int_input_promotes_with_weight():
+    ty = torch.nn.functional.batch_norm(torch.zeros(0, 3, dtype=torch.int64), torch.zeros(3), torch.ones(3),
+                                        torch.ones(3), training=True)
+    my = F.batch_norm(minitorch.zeros(0, 3, dtype=minitorch.int64), minitorch.zeros(3), minitorch.ones(3),
+                      minitorch.ones(3), training=True)
+    assert str(my.dtype).split('.')[-1] == str(ty.dtype).split('.')[-1]
+
+
+def test_batch_norm_one_value_per_channel_still_refused():
+    t = _err(lambda: torch.nn.functional.batch_norm(torch.zeros(1, 3), torch.zeros(3), torch.ones(3), training=True))
+    m = _err(lambda: F.batch_norm(minitorch.zeros(1, 3), minitorch.zeros(3), minitorch.ones(3), training=True))
+    assert t[0] is m[0] is ValueError and 'Expected more than 1 value per channel' in m[1]
+
+
+@pytest.mark.parametrize('op', ['ge_', 'lt_', 'eq_', 'ne_', 'greater_equal_'])
+@pytest.mark.parametrize('dtype,sa,sb', [('complex128', (), (1,)), ('complex128', (), (3,)), ('float32', (), (1,)),
+                                         ('complex64', (2,), (3,))])
+def test_inplace_comparison_checks_shape_before_kernel(op, dtype, sa, sb):
+    def run(lib):
+        d = getattr(lib, dtype)
+        return _err(lambda: getattr(lib.ones(sa, dtype=d), op)(lib.ones(sb, dtype=d)))
+    t, m = run(torch), run(minitorch)
+    assert t is not None and m is not None and m[0] is t[0]
+    assert m[1] == t[1]
