@@ -104,6 +104,7 @@ def _overwrite_node(name: str) -> type:
                                                         'backward': staticmethod(backward)})
     return cls
 
+# %% ../nbs/08cc_inplace_ops.ipynb #e12057e6
 def _make_inplace(name: str, fn: Callable, overlap_ok: bool = False) -> Callable:
     cast_first, arith, cmp = name in _CAST_FIRST, name in _CAST_COMPLEX, name in _CMP_INPLACE
     no_complex = name in ('abs_', 'absolute_')
@@ -133,6 +134,7 @@ def _own_checks(fn: Callable, self: Tensor, args: tuple, kwargs: dict) -> None:
         if not str(e).startswith('"'): raise
     except Exception: pass   # noqa: BLE001 (shape and cast errors come after the overlap check)
 
+# %% ../nbs/08cc_inplace_ops.ipynb #cf3bc78f
 # PyTorch checks the bitwise in-place ops' result type before any kernel runs, so `int_t &= 0.5`
 # is a cast error (RuntimeError), not the float kernel's NotImplementedError.
 _CAST_FIRST = {'bitwise_and_', 'bitwise_or_', 'bitwise_xor_', 'xlogy_', 'hypot_', 'copysign_', 'atan2_', 'arctan2_',
@@ -258,6 +260,7 @@ def _not_float(self: Tensor, kernel: str, empty_ok: bool = False) -> None:
     if not (self.dtype.is_floating_point or self.dtype.is_complex) and not (empty_ok and self.numel() == 0):
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{_legacy(self.dtype)}'")
 
+# %% ../nbs/08cc_inplace_ops.ipynb #1ac635c9
 # PyTorch checks each sampler's arguments, then (in an order of its own) the dtype and the overlap.
 @patch
 def uniform_(self: Tensor, a: float = 0.0, b: float = 1.0, *, generator: Any = None) -> Tensor:
@@ -275,6 +278,7 @@ def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: Any
     _not_float(self, 'normal_kernel_cpu', empty_ok=True)
     return _random_fill(self, _rng(generator).normal(mean, std, tuple(self.shape)))
 
+# %% ../nbs/08cc_inplace_ops.ipynb #19cf9f29
 @patch
 def bernoulli_(self: Tensor, p: float = 0.5, *, generator: Any = None) -> Tensor:
     "Fill with 0/1 samples of probability `p`."
@@ -302,7 +306,6 @@ def exponential_(self: Tensor, lambd: float = 1.0, *, generator: Any = None) -> 
         raise RuntimeError(f"Exponential distribution is a continuous probability distribution. dtype must be a "
                            f"floating point but you specified {_legacy(self.dtype)}")
     return _random_fill(self, _rng(generator).exponential(1 / lambd, tuple(self.shape)))
-
 
 # %% ../nbs/08cc_inplace_ops.ipynb #9b6e1db8
 class _CopySlices(IndexPut):

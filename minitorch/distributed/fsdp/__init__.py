@@ -129,7 +129,7 @@ def _own_params(module: Module) -> Iterator[tuple[Module, str, Tensor]]:
             if p is not None and name != "_flat_param": yield m, name, p
         stack[:0] = [c for c in m._modules.values() if c is not None and not isinstance(c, FullyShardedDataParallel)]
 
-
+# %% ../../../nbs/22e_fsdp.ipynb #7dae95d0
 class FullyShardedDataParallel(Module):
     "ZeRO-3: each unit's parameters live as one flat padded shard per rank, gathered only while they are used."
     def __init__(self, module: Module, process_group: Any = None, sharding_strategy: ShardingStrategy | None = None,
@@ -166,22 +166,25 @@ class FullyShardedDataParallel(Module):
         "The wrapped module."
         return self._fsdp_wrapped_module
 
-    def _own_modules(self) -> list[Module]:
-        "The modules of this unit: the wrapped module and its descendants outside nested units."
-        out, stack = [], [self._fsdp_wrapped_module]
-        while stack:
-            m = stack.pop(0)
-            out.append(m)
-            stack[:0] = [c for c in m._modules.values() if c is not None and not isinstance(c, FullyShardedDataParallel)]
-        return out
+# %% ../../../nbs/22e_fsdp.ipynb #2f1a6bd4
+@patch
+def _own_modules(self: FullyShardedDataParallel) -> list[Module]:
+    "The modules of this unit: the wrapped module and its descendants outside nested units."
+    out, stack = [], [self._fsdp_wrapped_module]
+    while stack:
+        m = stack.pop(0)
+        out.append(m)
+        stack[:0] = [c for c in m._modules.values() if c is not None and not isinstance(c, FullyShardedDataParallel)]
+    return out
 
-    def _sync_module_states(self) -> None:
-        "Rank 0's parameters and buffers of this unit, everywhere."
-        with no_grad():
-            for _, _, p in _own_params(self._fsdp_wrapped_module): dist.broadcast(p.detach(), 0, self.process_group)
-            for m in self._own_modules():
-                for b in m._buffers.values():
-                    if b is not None: dist.broadcast(b.detach(), 0, self.process_group)
+@patch
+def _sync_module_states(self: FullyShardedDataParallel) -> None:
+    "Rank 0's parameters and buffers of this unit, everywhere."
+    with no_grad():
+        for _, _, p in _own_params(self._fsdp_wrapped_module): dist.broadcast(p.detach(), 0, self.process_group)
+        for m in self._own_modules():
+            for b in m._buffers.values():
+                if b is not None: dist.broadcast(b.detach(), 0, self.process_group)
 
 # %% ../../../nbs/22e_fsdp.ipynb #5e2329bb
 @patch
@@ -412,7 +415,7 @@ def _state_dict_type(module: Module, state_dict_type: StateDictType, state_dict_
 
 FullyShardedDataParallel.state_dict_type = staticmethod(_state_dict_type)
 
-
+# %% ../../../nbs/22e_fsdp.ipynb #e3a089ea
 @patch
 def _full_entries(self: FullyShardedDataParallel) -> list[tuple[str, Tensor]]:
     "(original name, tensor) for the parameters (views, inside summon_full_params) and persistent buffers."
@@ -446,7 +449,7 @@ def _my_rows(self: FullyShardedDataParallel, t: Tensor) -> Tensor:
     start = min(self.rank * size, t.shape[0])
     return t.detach()[start: min(start + size, t.shape[0])]
 
-
+# %% ../../../nbs/22e_fsdp.ipynb #0e5a2d59
 @patch
 def state_dict(self: FullyShardedDataParallel, *args: Any, destination: dict | None = None, prefix: str = "",
                keep_vars: bool = False) -> dict:
