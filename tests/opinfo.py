@@ -107,6 +107,23 @@ def rand_values(rng: np.random.Generator, shape: tuple, dtype: str, kind: Any = 
             k = moved.shape[-1]
             moved[idx] = rng.permutation(max(high, k))[:k]
         return np.moveaxis(moved, -1, dim)
+    if isinstance(kind, tuple) and kind[0] == 'pivots':   # LAPACK pivots (1-based, row i swaps with a row >= i)
+        k = kind[1]
+        return np.broadcast_to(np.array([rng.integers(i + 1, k + 1) for i in range(min(shape[-1], k))] if shape else
+                                        np.zeros(0), np.int64), shape).copy()
+    if isinstance(kind, tuple) and kind[0] == 'offsets':  # embedding_bag offsets: 0 first, then sorted in [0, high]
+        a = np.sort(rng.integers(0, kind[1] + 1, size=shape)).astype(np.int64)
+        if a.size: a[0] = 0
+        return a
+    if kind in ('wellcond', 'cholfactor'):                    # (batches of) matrices far from singular
+        a = rng.standard_normal(shape) * (0.5 if kind == 'cholfactor' else 1.0)
+        if dtype in COMPLEX: a = a + 1j * rng.standard_normal(shape) * 0.5
+        if a.ndim >= 2:
+            k = min(a.shape[-2:])
+            i = np.arange(k)
+            a[..., i, i] = (np.abs(a[..., i, i]) + 1.0) * (1 if kind == 'cholfactor' else ch(rng, [1, -1])) + \
+                (0 if kind == 'cholfactor' else 2.0 * k * np.sign(a[..., i, i].real + 1e-9))
+        return np.asarray(a)
     if kind == 'sign':                                          # +-1 targets of the margin losses
         return np.where(rng.random(shape) < 0.5, -1.0, 1.0)
     if dtype == 'bool' or kind == 'mask':
@@ -1150,6 +1167,105 @@ nnf('triplet_margin_loss', lambda rng, m: Sample((X, T(m.shape, m.dtype, seed=se
                                                   T(m.shape, m.dtype, seed=seed_of(rng)))),
     dtypes=('float32', 'float64'), shape=fixed_nd(2), tol=4)
 
+
+# ================================================================================================================
+# linear algebra at the top level, random sampling, and the last nn.functional ops
+
+def _square(rng): 
+    n = int(rng.integers(1, 5))
+    return rshape(rng, 0, 1, 1, 3) + (n, n)
+
+
+_LINALG_LAYOUTS = ('contiguous', 'transposed', 'empty')
+for _n in ('det', 'logdet', 'slogdet', 'inverse', 'matrix_exp'):
+    op(_n, 'linalg', s_unary(), dtypes=('float32', 'float64', 'complex64', 'complex128'), shape=_square,
+       domain='wellcond', tol=16, layouts=_LINALG_LAYOUTS, chain=False)
+op('matrix_power', 'linalg', lambda rng, m: Sample((X, int(rng.integers(-2, 4)))), shape=_square, domain='wellcond',
+   dtypes=('float32', 'float64', 'complex64', 'complex128'), tol=16, layouts=_LINALG_LAYOUTS, chain=False)
+op('pinverse', 'linalg', s_unary(), dtypes=('float32', 'float64'), shape=lambda rng: fixed_nd(2, 1, 4)(rng),
+   domain='wellcond', tol=16, layouts=_LINALG_LAYOUTS, chain=False)
+op('cholesky_inverse', 'linalg', s_unary(upper=[_OMIT, False, True]), dtypes=('float32', 'float64'), shape=_square,
+   domain='cholfactor', tol=16, layouts=_LINALG_LAYOUTS, chain=False)
+op('cholesky_solve', 'linalg', lambda rng, m: Sample((X, T((m.shape[-2],) * 2, m.dtype, 'cholfactor', seed_of(rng))),
+                                                     {'upper': bool(rng.random() < 0.5)} if rng.random() < 0.6 else {}),
+   dtypes=('float32', 'float64'), shape=lambda rng: fixed_nd(2, 1, 4)(rng), tol=16, layouts=_LINALG_LAYOUTS, chain=False)
+op('lu_unpack', 'linalg', lambda rng, m: Sample((X, T(m.shape[:-1], 'int32', ('pivots', m.shape[-1]), seed_of(rng),
+                                                      grad=False)),
+                                                {'unpack_data': False} if rng.random() < 0.15 else
+                                                {'unpack_pivots': False} if rng.random() < 0.15 else {}),
+   dtypes=('float32', 'float64', 'complex64', 'complex128'), shape=lambda rng: _square(rng) if rng.random() < 0.9
+   else (0, 0), layouts=('contiguous', 'transposed'), chain=False)
+op('geqrf', 'linalg', s_unary(), dtypes=('float32', 'float64', 'complex64', 'complex128'),
+   shape=lambda rng: fixed_nd(2, 1, 4)(rng), domain='wellcond', tol=16, grad=False, layouts=_LINALG_LAYOUTS, chain=False)
+
+# random sampling: values differ by design, so shapes, dtypes and errors are compared (statistics: test_parity_coverage)
+op('multinomial', 'random', lambda rng, m: Sample((X, int(rng.integers(1, (m.shape[-1] if m.nd else 1) + 1))),
+                                                  {'replacement': bool(rng.random() < 0.5)}),
+   dtypes=('float32', 'float64'), shape=nd_range(1, 2), domain='prob', random=True, grad=False, chain=False)
+op('normal', 'random', lambda rng, m: Sample((X, 1.5) if rng.random() < 0.5 else
+                                             (X, T(m.shape, m.dtype, 'pos', seed_of(rng)))),
+   dtypes=FLOATS, random=True, grad=False, chain=False)
+OPS['normal'].variants = ('fn',)     # Tensor.normal_ (the in-place fill) has its own entry
+op('poisson', 'random', s_unary(), dtypes=FLOATS, domain='pos', random=True, grad=False, chain=False)
+op('bernoulli', 'random', s_unary(p=[_OMIT, _OMIT, 0.3]), dtypes=FLOATS, domain='prob', random=True, grad=False,
+   chain=False)
+
+
+def _put(rng, m):
+    n = int(np.prod(m.shape)) if m.shape else 1
+    acc = bool(rng.random() < 0.3)
+    k = int(rng.integers(0, min(n, 4) + 1))
+    idx = T((k,), 'int64', ('index', n) if acc else ('uindex', n, 0), seed_of(rng), grad=False)
+    return Sample((X, idx, T((k,), m.dtype, seed=seed_of(rng))), {'accumulate': True} if acc else {})
+
+
+op('put', 'indexing', _put, tol=4)
+op('scatter_reduce', 'indexing', lambda rng, m: (lambda s: Sample(
+    s.args[:3] + (s.args[3] if not isinstance(s.args[3], float) else T(s.args[2].shape, m.dtype, seed=seed_of(rng)),
+                  str(ch(rng, ['sum', 'prod', 'mean', 'amax', 'amin']))),
+    {'include_self': bool(rng.random() < 0.5)} if rng.random() < 0.5 else {}))(_scatter(rng, m)), tol=4)
+for _n in ('bitwise_left_shift', 'bitwise_right_shift'):
+    op(_n, 'binary', s_binary(), dtypes=INTS, grad=False)
+nnf('pdist', s_unary(p=[_OMIT, 1.0, 3.0, 0.0, float('inf')]), dtypes=('float32', 'float64'),
+    shape=lambda rng: fixed_nd(2, 1, 4)(rng), tol=8)
+nnf('local_response_norm', lambda rng, m: Sample((X, int(rng.integers(1, 4))),
+                                                 {'alpha': 0.5, 'beta': 0.6, 'k': 2.0} if rng.random() < 0.5 else {}),
+    dtypes=('float32', 'float64'), shape=lambda rng: (2,) + rshape(rng, 2, 3, 1, 4), tol=4)
+nnf('multi_margin_loss', lambda rng, m: Sample((X, T(m.shape[:1], 'int64', ('index', m.shape[1]), seed_of(rng),
+                                                     grad=False)),
+                                               dict(p=int(ch(rng, [1, 2])), margin=float(ch(rng, [1.0, 0.5])),
+                                                    reduction=str(ch(rng, ['mean', 'sum', 'none'])),
+                                                    **({'weight': T(m.shape[1:], m.dtype, 'pos', seed_of(rng))}
+                                                       if rng.random() < 0.3 else {}))),
+    dtypes=('float32', 'float64'), shape=fixed_nd(2), tol=4)
+nnf('triplet_margin_with_distance_loss',
+    lambda rng, m: Sample((X, T(m.shape, m.dtype, seed=seed_of(rng)), T(m.shape, m.dtype, seed=seed_of(rng))),
+                          dict(margin=float(ch(rng, [1.0, 0.5])), swap=bool(rng.random() < 0.5),
+                               reduction=str(ch(rng, ['mean', 'sum', 'none'])))),
+    dtypes=('float32', 'float64'), shape=fixed_nd(2), tol=4)
+
+
+def _embedding_bag(rng, m):
+    n = m.shape[0]
+    mode = str(ch(rng, ['sum', 'mean', 'max']))
+    kw = {'mode': mode}
+    if rng.random() < 0.5:
+        idx = T((int(rng.integers(1, 4)), int(rng.integers(1, 4))), 'int64', ('index', n), seed_of(rng), grad=False)
+        args = (idx, X)
+        shape = idx.shape
+    else:
+        k = int(rng.integers(0, 6))
+        idx = T((k,), 'int64', ('index', n), seed_of(rng), grad=False)
+        nb = int(rng.integers(1, 4))
+        args = (idx, X, T((nb,), 'int64', ('offsets', k), seed_of(rng), grad=False))
+        shape = idx.shape
+        if nb > 1 and rng.random() < 0.3: kw['include_last_offset'] = True   # (torch 2.13 crashes on one offset)
+    if mode == 'sum' and rng.random() < 0.3: kw['per_sample_weights'] = T(shape, m.dtype, seed=seed_of(rng))
+    if rng.random() < 0.2: kw['padding_idx'] = int(rng.integers(0, n))
+    return Sample(args, kw)
+
+
+nnf('embedding_bag', _embedding_bag, dtypes=('float32', 'float64'), shape=fixed_nd(2), tol=4, chain=False)
 
 # ================================================================================================================
 # building samples and running them in both libraries
