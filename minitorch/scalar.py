@@ -369,7 +369,7 @@ def _new_id() -> int:
     _next_id += 1
     return _next_id
 
-
+# %% ../nbs/01_scalar.ipynb #5e5d157a
 class Scalar:
     "A float that records the computation that produced it, for reverse-mode autodiff."
 
@@ -381,39 +381,6 @@ class Scalar:
         self.derivative: float | None = None
         self.unique_id = _new_id()
         self.name = name if name is not None else f"s{self.unique_id}"
-
-    def __repr__(self) -> str:
-        if self.history is None:
-            return f"Scalar({self.data!r})"
-        return f"Scalar({self.data!r}, grad_fn=<{self.history.last_fn.__name__}Backward>)"
-
-    def __hash__(self) -> int:
-        return hash(self.unique_id)
-
-    def __float__(self) -> float:
-        return self.data
-
-    def __bool__(self) -> bool:
-        return bool(self.data)
-
-    def item(self) -> float:
-        "The value as a Python float (as `Tensor.item`)."
-        return self.data
-
-    @property
-    def grad(self) -> float | None:
-        "PyTorch's name for `derivative`."
-        return self.derivative
-
-    @property
-    def is_leaf(self) -> bool:
-        "True for values that no function computed (created by the user, or constants)."
-        return self.history is None
-
-    @property
-    def parents(self) -> tuple[Scalar, ...]:
-        "The inputs this value was computed from (empty for leaves)."
-        return () if self.history is None else self.history.inputs
 
     # Arithmetic: a - b = a + (-b) and a / b = a * (1/b) need no function of their own.
     def __add__(self, b: Scalar | float) -> Scalar: return Add.apply(self, b)
@@ -438,6 +405,45 @@ class Scalar:
     def exp(self) -> Scalar: return Exp.apply(self)
     def sigmoid(self) -> Scalar: return Sigmoid.apply(self)
     def relu(self) -> Scalar: return ReLU.apply(self)
+
+# %% ../nbs/01_scalar.ipynb #77af2e61
+@patch
+def __repr__(self: Scalar) -> str:
+    if self.history is None:
+        return f"Scalar({self.data!r})"
+    return f"Scalar({self.data!r}, grad_fn=<{self.history.last_fn.__name__}Backward>)"
+
+@patch
+def __hash__(self: Scalar) -> int:
+    return hash(self.unique_id)
+
+@patch
+def __float__(self: Scalar) -> float:
+    return self.data
+
+@patch
+def __bool__(self: Scalar) -> bool:
+    return bool(self.data)
+
+@patch
+def item(self: Scalar) -> float:
+    "The value as a Python float (as `Tensor.item`)."
+    return self.data
+
+@patch(as_prop=True)
+def grad(self: Scalar) -> float | None:
+    "PyTorch's name for `derivative`."
+    return self.derivative
+
+@patch(as_prop=True)
+def is_leaf(self: Scalar) -> bool:
+    "True for values that no function computed (created by the user, or constants)."
+    return self.history is None
+
+@patch(as_prop=True)
+def parents(self: Scalar) -> tuple[Scalar, ...]:
+    "The inputs this value was computed from (empty for leaves)."
+    return () if self.history is None else self.history.inputs
 
 # %% ../nbs/01_scalar.ipynb #86cc0613
 @patch

@@ -9,6 +9,8 @@ import numbers
 import warnings
 from typing import Any, Iterable, NamedTuple
 
+from fastcore.basics import patch
+
 import minitorch
 from ..tensors import Tensor
 from . import functional as F
@@ -188,6 +190,7 @@ def pack_padded_sequence(input: Tensor, lengths: Tensor | list[int], batch_first
     data = minitorch.cat([input[t, :b] for t, b in enumerate(batch_sizes)], 0)
     return _packed(data, minitorch.tensor(batch_sizes, dtype=minitorch.int64), sorted_indices)
 
+# %% ../../nbs/12e_rnn.ipynb #d8dbd288
 def pad_packed_sequence(sequence: PackedSequence, batch_first: bool = False, padding_value: float = 0.0,
                         total_length: int | None = None) -> tuple[Tensor, Tensor]:
     "Undo `pack_padded_sequence`: the padded batch and the lengths, in the original batch order."
@@ -302,33 +305,38 @@ class RNNBase(Module):
                 self._all_weights.append(names)
         self.reset_parameters()
 
-    def reset_parameters(self) -> None:
-        "Every weight and bias from U(-1/sqrt(hidden_size), 1/sqrt(hidden_size))."
-        stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
-        for weight in self.parameters(): init.uniform_(weight, -stdv, stdv)
+# %% ../../nbs/12e_rnn.ipynb #951c2f51
+@patch
+def reset_parameters(self: RNNBase) -> None:
+    "Every weight and bias from U(-1/sqrt(hidden_size), 1/sqrt(hidden_size))."
+    stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
+    for weight in self.parameters(): init.uniform_(weight, -stdv, stdv)
 
-    @property
-    def _flat_weights(self) -> list[Tensor]: return [getattr(self, n) for n in self._flat_weights_names]
-    @property
-    def all_weights(self) -> list[list[Parameter]]: return [[getattr(self, n) for n in ws] for ws in self._all_weights]
-    def flatten_parameters(self) -> None:
-        "A no-op, as in PyTorch off cuDNN: the weights are used where they are."
+@patch(as_prop=True)
+def _flat_weights(self: RNNBase) -> list[Tensor]: return [getattr(self, n) for n in self._flat_weights_names]
+@patch(as_prop=True)
+def all_weights(self: RNNBase) -> list[list[Parameter]]: return [[getattr(self, n) for n in ws] for ws in self._all_weights]
+@patch
+def flatten_parameters(self: RNNBase) -> None:
+    "A no-op, as in PyTorch off cuDNN: the weights are used where they are."
 
-    def extra_repr(self) -> str:
-        s = f"{self.input_size}, {self.hidden_size}"
-        if self.proj_size != 0: s += f", proj_size={self.proj_size}"
-        if self.num_layers != 1: s += f", num_layers={self.num_layers}"
-        if self.bias is not True: s += f", bias={self.bias}"
-        if self.batch_first is not False: s += f", batch_first={self.batch_first}"
-        if self.dropout != 0: s += f", dropout={self.dropout}"
-        if self.bidirectional is not False: s += f", bidirectional={self.bidirectional}"
-        return s
+@patch
+def extra_repr(self: RNNBase) -> str:
+    s = f"{self.input_size}, {self.hidden_size}"
+    if self.proj_size != 0: s += f", proj_size={self.proj_size}"
+    if self.num_layers != 1: s += f", num_layers={self.num_layers}"
+    if self.bias is not True: s += f", bias={self.bias}"
+    if self.batch_first is not False: s += f", batch_first={self.batch_first}"
+    if self.dropout != 0: s += f", dropout={self.dropout}"
+    if self.bidirectional is not False: s += f", bidirectional={self.bidirectional}"
+    return s
 
-    def _layer_weights(self, layer: int, direction: int) -> list[Tensor | None]:
-        sfx = f"l{layer}" + ("_reverse" if direction == 1 else "")
-        return [getattr(self, f"weight_ih_{sfx}"), getattr(self, f"weight_hh_{sfx}"),
-                getattr(self, f"bias_ih_{sfx}", None), getattr(self, f"bias_hh_{sfx}", None),
-                getattr(self, f"weight_hr_{sfx}", None)]
+@patch
+def _layer_weights(self: RNNBase, layer: int, direction: int) -> list[Tensor | None]:
+    sfx = f"l{layer}" + ("_reverse" if direction == 1 else "")
+    return [getattr(self, f"weight_ih_{sfx}"), getattr(self, f"weight_hh_{sfx}"),
+            getattr(self, f"bias_ih_{sfx}", None), getattr(self, f"bias_hh_{sfx}", None),
+            getattr(self, f"weight_hr_{sfx}", None)]
 
 # %% ../../nbs/12e_rnn.ipynb #a667a787
 def _rnn_check_input(self: RNNBase, input: Tensor, packed: bool) -> None:
@@ -361,27 +369,14 @@ def _rnn_run(self: RNNBase, data: Tensor, batch_sizes: list[int], hx: Tensor,
             data = F.dropout(data, self.dropout, True)
     return data, minitorch.stack(h_n, 0), None if cx is None else minitorch.stack(c_n, 0)
 
-# %% ../../nbs/12e_rnn.ipynb #9fc000e8
-def _rnn_forward(self: RNNBase, input: Tensor | PackedSequence, hx: Any = None) -> tuple:
-    "The forward of all three layers: unpack/transpose, default or check the state, run, pack/transpose back."
+# %% ../../nbs/12e_rnn.ipynb #25be88e0
+def _rnn_initial_state(self: RNNBase, x: Tensor, hx: Any, N: int, packed: bool, batched: bool,
+                       sorted_indices: Tensor | None) -> tuple:
+    "`(h0, c0)`: zeros for `hx=None`, else `hx` checked and reordered like a packed batch; then the sizes checked."
     lstm, D = self.mode == "LSTM", 2 if self.bidirectional else 1
     real_hidden = self.proj_size or self.hidden_size
-    packed = isinstance(input, PackedSequence)
-    if packed:
-        data, batch_sizes_t, sorted_indices, unsorted_indices = input
-        batch_sizes, batched = batch_sizes_t.tolist(), True
-    else:
-        name = {"LSTM": "LSTM", "GRU": "GRU"}.get(self.mode, "RNN")
-        if input.dim() not in (2, 3):
-            raise ValueError(f"{name}: Expected input to be 2D or 3D, got {input.dim()}D"
-                             + (" tensor" if name == "RNN" else "") + " instead")
-        batched = input.dim() == 3
-        if not batched: input = input.unsqueeze(0 if self.batch_first else 1)
-        if self.batch_first: input = input.transpose(0, 1)
-        sorted_indices = unsorted_indices = None
-    N = batch_sizes[0] if packed else input.size(1)
     if hx is None:
-        kw = dict(dtype=(data if packed else input).dtype, device=(data if packed else input).device)
+        kw = dict(dtype=x.dtype, device=x.device)
         h0 = minitorch.zeros(self.num_layers * D, N, real_hidden, **kw)
         c0 = minitorch.zeros(self.num_layers * D, N, self.hidden_size, **kw) if lstm else None
     else:
@@ -396,12 +391,33 @@ def _rnn_forward(self: RNNBase, input: Tensor | PackedSequence, hx: Any = None) 
         if sorted_indices is not None:
             h0 = h0.index_select(1, sorted_indices)
             if lstm: c0 = c0.index_select(1, sorted_indices)
-    _rnn_check_input(self, data if packed else input, packed)
+    _rnn_check_input(self, x, packed)
     expected = (self.num_layers * D, N, real_hidden)
     if lstm:
         _rnn_check_hidden(h0, expected, "Expected hidden[0] size {}, got {}")
         _rnn_check_hidden(c0, expected[:2] + (self.hidden_size,), "Expected hidden[1] size {}, got {}")
     else: _rnn_check_hidden(h0, expected)
+    return h0, c0
+
+# %% ../../nbs/12e_rnn.ipynb #9fc000e8
+def _rnn_forward(self: RNNBase, input: Tensor | PackedSequence, hx: Any = None) -> tuple:
+    "The forward of all three layers: unpack/transpose, default or check the state, run, pack/transpose back."
+    lstm = self.mode == "LSTM"
+    packed = isinstance(input, PackedSequence)
+    if packed:
+        data, batch_sizes_t, sorted_indices, unsorted_indices = input
+        batch_sizes, batched = batch_sizes_t.tolist(), True
+    else:
+        name = {"LSTM": "LSTM", "GRU": "GRU"}.get(self.mode, "RNN")
+        if input.dim() not in (2, 3):
+            raise ValueError(f"{name}: Expected input to be 2D or 3D, got {input.dim()}D"
+                             + (" tensor" if name == "RNN" else "") + " instead")
+        batched = input.dim() == 3
+        if not batched: input = input.unsqueeze(0 if self.batch_first else 1)
+        if self.batch_first: input = input.transpose(0, 1)
+        sorted_indices = unsorted_indices = None
+    N = batch_sizes[0] if packed else input.size(1)
+    h0, c0 = _rnn_initial_state(self, data if packed else input, hx, N, packed, batched, sorted_indices)
     if packed:
         out, h_n, c_n = _rnn_run(self, data, batch_sizes, h0, c0)
         if unsorted_indices is not None:

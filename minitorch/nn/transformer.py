@@ -7,6 +7,8 @@ from __future__ import annotations
 import copy
 from typing import Any, Callable
 
+from fastcore.basics import patch
+
 import minitorch
 from ..tensors import Tensor
 from . import functional as F
@@ -101,21 +103,24 @@ class TransformerDecoderLayer(Module):
     def _ff_block(self, x: Tensor) -> Tensor:
         return self.dropout3(self.linear2(self.dropout(self.activation(self.linear1(x)))))
 
-    def forward(self, tgt: Tensor, memory: Tensor, tgt_mask: Tensor | None = None, memory_mask: Tensor | None = None,
-                tgt_key_padding_mask: Tensor | None = None, memory_key_padding_mask: Tensor | None = None,
-                tgt_is_causal: bool = False, memory_is_causal: bool = False) -> Tensor:
-        "Decode `tgt` attending to `memory` (the encoder's output)."
-        x = tgt
-        if self.norm_first:
-            x = x + self._sa_block(self.norm1(x), tgt_mask, tgt_key_padding_mask, tgt_is_causal)
-            x = x + self._mha_block(self.norm2(x), memory, memory_mask, memory_key_padding_mask, memory_is_causal)
-            x = x + self._ff_block(self.norm3(x))
-        else:
-            x = self.norm1(x + self._sa_block(x, tgt_mask, tgt_key_padding_mask, tgt_is_causal))
-            x = self.norm2(x + self._mha_block(x, memory, memory_mask, memory_key_padding_mask, memory_is_causal))
-            x = self.norm3(x + self._ff_block(x))
-        return x
+# %% ../../nbs/12c_transformer.ipynb #55ecb256
+@patch
+def forward(self: TransformerDecoderLayer, tgt: Tensor, memory: Tensor, tgt_mask: Tensor | None = None, memory_mask: Tensor | None = None,
+            tgt_key_padding_mask: Tensor | None = None, memory_key_padding_mask: Tensor | None = None,
+            tgt_is_causal: bool = False, memory_is_causal: bool = False) -> Tensor:
+    "Decode `tgt` attending to `memory` (the encoder's output)."
+    x = tgt
+    if self.norm_first:
+        x = x + self._sa_block(self.norm1(x), tgt_mask, tgt_key_padding_mask, tgt_is_causal)
+        x = x + self._mha_block(self.norm2(x), memory, memory_mask, memory_key_padding_mask, memory_is_causal)
+        x = x + self._ff_block(self.norm3(x))
+    else:
+        x = self.norm1(x + self._sa_block(x, tgt_mask, tgt_key_padding_mask, tgt_is_causal))
+        x = self.norm2(x + self._mha_block(x, memory, memory_mask, memory_key_padding_mask, memory_is_causal))
+        x = self.norm3(x + self._ff_block(x))
+    return x
 
+# %% ../../nbs/12c_transformer.ipynb #7691e846
 class TransformerDecoder(Module):
     "`num_layers` copies of `decoder_layer` applied in turn (each attending to `memory`), then the optional `norm`."
     def __init__(self, decoder_layer: TransformerDecoderLayer, num_layers: int, norm: Module | None = None) -> None:
@@ -162,23 +167,25 @@ class Transformer(Module):
             if p.ndim > 1: init.xavier_uniform_(p)
         self.d_model, self.nhead, self.batch_first = d_model, nhead, batch_first
 
-    def forward(self, src: Tensor, tgt: Tensor, src_mask: Tensor | None = None, tgt_mask: Tensor | None = None,
-                memory_mask: Tensor | None = None, src_key_padding_mask: Tensor | None = None,
-                tgt_key_padding_mask: Tensor | None = None, memory_key_padding_mask: Tensor | None = None,
-                src_is_causal: bool | None = None, tgt_is_causal: bool | None = None,
-                memory_is_causal: bool = False) -> Tensor:
-        "Encode `src`, decode `tgt` against it."
-        if src.ndim == 3 and src.shape[0 if self.batch_first else 1] != tgt.shape[0 if self.batch_first else 1]:
-            raise RuntimeError("the batch number of src and tgt must be equal")
-        if src.shape[-1] != self.d_model or tgt.shape[-1] != self.d_model:
-            raise RuntimeError("the feature number of src and tgt must be equal to d_model")
-        memory = self.encoder(src, mask=src_mask, src_key_padding_mask=src_key_padding_mask, is_causal=src_is_causal)
-        return self.decoder(tgt, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
-                            tgt_key_padding_mask=tgt_key_padding_mask,
-                            memory_key_padding_mask=memory_key_padding_mask, tgt_is_causal=tgt_is_causal,
-                            memory_is_causal=memory_is_causal)
-
     @staticmethod
     def generate_square_subsequent_mask(sz: int, device: Any = None, dtype: Any = None) -> Tensor:
         "The `(sz, sz)` causal mask: $-\\infty$ above the diagonal."
         return generate_square_subsequent_mask(sz, device, dtype)
+
+# %% ../../nbs/12c_transformer.ipynb #5fb075ba
+@patch
+def forward(self: Transformer, src: Tensor, tgt: Tensor, src_mask: Tensor | None = None, tgt_mask: Tensor | None = None,
+            memory_mask: Tensor | None = None, src_key_padding_mask: Tensor | None = None,
+            tgt_key_padding_mask: Tensor | None = None, memory_key_padding_mask: Tensor | None = None,
+            src_is_causal: bool | None = None, tgt_is_causal: bool | None = None,
+            memory_is_causal: bool = False) -> Tensor:
+    "Encode `src`, decode `tgt` against it."
+    if src.ndim == 3 and src.shape[0 if self.batch_first else 1] != tgt.shape[0 if self.batch_first else 1]:
+        raise RuntimeError("the batch number of src and tgt must be equal")
+    if src.shape[-1] != self.d_model or tgt.shape[-1] != self.d_model:
+        raise RuntimeError("the feature number of src and tgt must be equal to d_model")
+    memory = self.encoder(src, mask=src_mask, src_key_padding_mask=src_key_padding_mask, is_causal=src_is_causal)
+    return self.decoder(tgt, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
+                        tgt_key_padding_mask=tgt_key_padding_mask,
+                        memory_key_padding_mask=memory_key_padding_mask, tgt_is_causal=tgt_is_causal,
+                        memory_is_causal=memory_is_causal)

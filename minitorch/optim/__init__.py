@@ -10,6 +10,8 @@ from collections.abc import Iterable, Iterator, MutableMapping
 from copy import deepcopy
 from typing import Any, Callable
 
+from fastcore.basics import patch
+
 import minitorch
 
 # %% auto #0
@@ -47,67 +49,74 @@ class Optimizer:
         if not isinstance(groups[0], dict): groups = [{"params": groups}]
         for g in groups: self.add_param_group(g)
 
-    def add_param_group(self, param_group: dict[str, Any]) -> None:
-        "Add a group of parameters (a dict with `params` and optional hyperparameters) to `param_groups`."
-        if not isinstance(param_group, dict):
-            raise TypeError(f"param_group must be a dict, but got {type(param_group)}")
-        params = param_group["params"]
-        if isinstance(params, minitorch.Tensor): params = [params]
-        elif isinstance(params, set):
-            raise TypeError("optimizer parameters need to be organized in ordered collections, but the "
-                            "ordering of tensors in sets will change between runs. Please use a list instead.")
-        params = list(params)
-        names = [p[0] for p in params if isinstance(p, tuple)]   # named_parameters() gives (name, tensor)
-        params = [p[1] if isinstance(p, tuple) else p for p in params]
-        if names:
-            if len(names) != len(params):
-                raise ValueError("all optimizer params should be with/without names. Some param names are missing")
-            param_group["param_names"] = names
-        param_group["params"] = params
-        for p in params:
-            if not isinstance(p, minitorch.Tensor):
-                raise TypeError("optimizer can only optimize Tensors, but one of the params is " + _typename(p))
-            if not (p.is_leaf or getattr(p, "retains_grad", False)):
-                raise ValueError("can't optimize a non-leaf Tensor")
-        for name, default in self.defaults.items(): param_group.setdefault(name, default)
-        seen = {id(p) for g in self.param_groups for p in g["params"]}
-        if any(id(p) in seen for p in params):
-            raise ValueError("some parameters appear in more than one parameter group")
-        self.param_groups.append(param_group)
+# %% ../../nbs/14_optim.ipynb #e91a1749
+@patch
+def add_param_group(self: Optimizer, param_group: dict[str, Any]) -> None:
+    "Add a group of parameters (a dict with `params` and optional hyperparameters) to `param_groups`."
+    if not isinstance(param_group, dict):
+        raise TypeError(f"param_group must be a dict, but got {type(param_group)}")
+    params = param_group["params"]
+    if isinstance(params, minitorch.Tensor): params = [params]
+    elif isinstance(params, set):
+        raise TypeError("optimizer parameters need to be organized in ordered collections, but the "
+                        "ordering of tensors in sets will change between runs. Please use a list instead.")
+    params = list(params)
+    names = [p[0] for p in params if isinstance(p, tuple)]   # named_parameters() gives (name, tensor)
+    params = [p[1] if isinstance(p, tuple) else p for p in params]
+    if names:
+        if len(names) != len(params):
+            raise ValueError("all optimizer params should be with/without names. Some param names are missing")
+        param_group["param_names"] = names
+    param_group["params"] = params
+    for p in params:
+        if not isinstance(p, minitorch.Tensor):
+            raise TypeError("optimizer can only optimize Tensors, but one of the params is " + _typename(p))
+        if not (p.is_leaf or getattr(p, "retains_grad", False)):
+            raise ValueError("can't optimize a non-leaf Tensor")
+    for name, default in self.defaults.items(): param_group.setdefault(name, default)
+    seen = {id(p) for g in self.param_groups for p in g["params"]}
+    if any(id(p) in seen for p in params):
+        raise ValueError("some parameters appear in more than one parameter group")
+    self.param_groups.append(param_group)
 
-    def zero_grad(self, set_to_none: bool = True) -> None:
-        "Reset every parameter's `.grad`: to None (default), or to zeros in place."
+# %% ../../nbs/14_optim.ipynb #34522d62
+@patch
+def zero_grad(self: Optimizer, set_to_none: bool = True) -> None:
+    "Reset every parameter's `.grad`: to None (default), or to zeros in place."
+    for group in self.param_groups:
+        for p in group["params"]:
+            if p.grad is None: continue
+            if set_to_none: p.grad = None
+            else:
+                if p.grad.grad_fn is not None: p.grad = p.grad.detach()
+                p.grad.zero_()
+
+@patch
+def step(self: Optimizer, closure: Callable[[], Any] | None = None) -> Any:
+    "Update every parameter that has a `.grad`; `closure` re-evaluates and returns the loss first."
+    loss = None
+    if closure is not None:
+        with minitorch.enable_grad(): loss = closure()
+    with minitorch.no_grad():
         for group in self.param_groups:
-            for p in group["params"]:
-                if p.grad is None: continue
-                if set_to_none: p.grad = None
-                else:
-                    if p.grad.grad_fn is not None: p.grad = p.grad.detach()
-                    p.grad.zero_()
+            if group.get("capturable") and any(p.grad is not None and p.device.type != "cuda"
+                                               for p in group["params"]):
+                raise AssertionError("If capturable=True, params and state_steps must be on supported "
+                                     "devices: ['cuda', 'xpu', 'hpu', 'privateuseone'].")
+            self._step_group(group)
+    return loss
 
-    def step(self, closure: Callable[[], Any] | None = None) -> Any:
-        "Update every parameter that has a `.grad`; `closure` re-evaluates and returns the loss first."
-        loss = None
-        if closure is not None:
-            with minitorch.enable_grad(): loss = closure()
-        with minitorch.no_grad():
-            for group in self.param_groups:
-                if group.get("capturable") and any(p.grad is not None and p.device.type != "cuda"
-                                                   for p in group["params"]):
-                    raise AssertionError("If capturable=True, params and state_steps must be on supported "
-                                         "devices: ['cuda', 'xpu', 'hpu', 'privateuseone'].")
-                self._step_group(group)
-        return loss
+@patch
+def _step_group(self: Optimizer, group: dict[str, Any]) -> None:
+    raise NotImplementedError
 
-    def _step_group(self, group: dict[str, Any]) -> None:
-        raise NotImplementedError
-
-    def __repr__(self) -> str:
-        lines = [self.__class__.__name__ + " ("]
-        for i, group in enumerate(self.param_groups):
-            lines.append(f"Parameter Group {i}")
-            lines += [f"    {k}: {group[k]}" for k in sorted(group) if k != "params"]
-        return "\n".join(lines + [")"])
+@patch
+def __repr__(self: Optimizer) -> str:
+    lines = [self.__class__.__name__ + " ("]
+    for i, group in enumerate(self.param_groups):
+        lines.append(f"Parameter Group {i}")
+        lines += [f"    {k}: {group[k]}" for k in sorted(group) if k != "params"]
+    return "\n".join(lines + [")"])
 
 # %% ../../nbs/14_optim.ipynb #cdfffe7a
 def _cast_state(param: Any, value: Any, key: Any = None) -> Any:
@@ -132,6 +141,7 @@ def _state_dict(self: Optimizer) -> dict[str, Any]:
     state = {index[id(p)]: s for p, s in self.state.items() if id(p) in index}
     return {"state": state, "param_groups": groups}
 
+# %% ../../nbs/14_optim.ipynb #c8176680
 def _load_state_dict(self: Optimizer, state_dict: dict[str, Any]) -> None:
     "Load a `state_dict()`: hyperparameters of each group and the state of each parameter."
     groups, saved = self.param_groups, deepcopy(state_dict["param_groups"])
@@ -319,6 +329,7 @@ def rmsprop_step(param: minitorch.Tensor, grad: minitorch.Tensor, state: dict, *
     else:
         param.add_(grad / avg * -lr)
 
+# %% ../../nbs/14_optim.ipynb #15583bdb
 class RMSprop(Optimizer):
     "RMSprop (Hinton) with optional momentum, centering, weight decay and `maximize`."
     def __init__(self, params: Iterable, lr: float = 1e-2, alpha: float = 0.99, eps: float = 1e-8,
@@ -524,6 +535,7 @@ class ASGD(Optimizer):
             state["eta"].copy_(minitorch.tensor(lr / ((1 + lambd * lr * step) ** alpha), dtype=f32))
             state["mu"].copy_(minitorch.tensor(1 / max(1, step - t0), dtype=f32))
 
+# %% ../../nbs/14c_optim_more.ipynb #857d9d10
 class Rprop(Optimizer):
     "Resilient backpropagation (Riedmiller & Braun): per-coordinate step sizes driven by gradient signs."
     def __init__(self, params: Iterable, lr: float = 1e-2, etas: tuple[float, float] = (0.5, 1.2),
@@ -565,36 +577,37 @@ class Adafactor(Optimizer):
         super().__init__(params, dict(lr=lr, beta2_decay=beta2_decay, eps=eps, d=d, weight_decay=weight_decay,
                                       foreach=foreach, maximize=maximize))
 
-    def _step_group(self, group: dict[str, Any]) -> None:
-        lr, (eps1, eps2), d = group["lr"], group["eps"], group["d"]
-        for p, grad, state in _grads(self, group):
-            if p.is_complex(): raise RuntimeError("Adafactor does not support complex parameters")
-            if len(state) == 0:
-                state["step"] = _new_step_counter()
-                if grad.dim() > 1:
-                    state["row_var"] = minitorch.zeros(*grad.shape[:-1], 1, dtype=grad.dtype, device=grad.device)
-                    state["col_var"] = minitorch.zeros(*grad.shape[:-2], 1, grad.shape[-1], dtype=grad.dtype,
-                                                       device=grad.device)
-                else: state["variance"] = minitorch.zeros_like(grad)
-            e1 = minitorch.finfo(p.dtype).eps if eps1 is None else eps1
-            state["step"].add_(1)
-            step = state["step"].item()
-            one_minus_beta2_t = step ** group["beta2_decay"]
-            rho_t = min(lr, 1 / step ** 0.5)
-            alpha = max(eps2, p.norm(2).item() / p.numel() ** 0.5) * rho_t
-            if group["weight_decay"] != 0: p.mul_(1 - lr * group["weight_decay"])
+# %% ../../nbs/14c_optim_more.ipynb #9937306f
+@patch
+def _step_group(self: Adafactor, group: dict[str, Any]) -> None:
+    lr, (eps1, eps2), d = group["lr"], group["eps"], group["d"]
+    for p, grad, state in _grads(self, group):
+        if p.is_complex(): raise RuntimeError("Adafactor does not support complex parameters")
+        if len(state) == 0:
+            state["step"] = _new_step_counter()
             if grad.dim() > 1:
-                row_var, col_var = state["row_var"], state["col_var"]
-                _lerp_(row_var, minitorch.norm(grad, dim=-1, keepdim=True).square() / grad.size(-1), one_minus_beta2_t)
-                _lerp_(col_var, minitorch.norm(grad, dim=-2, keepdim=True).square() / grad.size(-2), one_minus_beta2_t)
-                var_estimate = (row_var @ col_var) / row_var.mean(dim=-2, keepdim=True).clamp(min=e1)
-            else:
-                _lerp_(state["variance"], grad * grad, one_minus_beta2_t)
-                var_estimate = state["variance"].clone()
-            update = var_estimate.clamp(min=e1 * e1).rsqrt() * grad
-            denom = max(1.0, update.norm(2).item() / (update.numel() ** 0.5 * d))
-            p.add_(update, alpha=-alpha / denom)
-
+                state["row_var"] = minitorch.zeros(*grad.shape[:-1], 1, dtype=grad.dtype, device=grad.device)
+                state["col_var"] = minitorch.zeros(*grad.shape[:-2], 1, grad.shape[-1], dtype=grad.dtype,
+                                                   device=grad.device)
+            else: state["variance"] = minitorch.zeros_like(grad)
+        e1 = minitorch.finfo(p.dtype).eps if eps1 is None else eps1
+        state["step"].add_(1)
+        step = state["step"].item()
+        one_minus_beta2_t = step ** group["beta2_decay"]
+        rho_t = min(lr, 1 / step ** 0.5)
+        alpha = max(eps2, p.norm(2).item() / p.numel() ** 0.5) * rho_t
+        if group["weight_decay"] != 0: p.mul_(1 - lr * group["weight_decay"])
+        if grad.dim() > 1:
+            row_var, col_var = state["row_var"], state["col_var"]
+            _lerp_(row_var, minitorch.norm(grad, dim=-1, keepdim=True).square() / grad.size(-1), one_minus_beta2_t)
+            _lerp_(col_var, minitorch.norm(grad, dim=-2, keepdim=True).square() / grad.size(-2), one_minus_beta2_t)
+            var_estimate = (row_var @ col_var) / row_var.mean(dim=-2, keepdim=True).clamp(min=e1)
+        else:
+            _lerp_(state["variance"], grad * grad, one_minus_beta2_t)
+            var_estimate = state["variance"].clone()
+        update = var_estimate.clamp(min=e1 * e1).rsqrt() * grad
+        denom = max(1.0, update.norm(2).item() / (update.numel() ** 0.5 * d))
+        p.add_(update, alpha=-alpha / denom)
 
 # %% ../../nbs/14c_optim_more.ipynb #85cedd69
 class SparseAdam(Optimizer):
@@ -626,8 +639,8 @@ def _cubic_interpolate(x1, f1, g1, x2, f2, g2, bounds=None):
 # %% ../../nbs/14c_optim_more.ipynb #93bb8f7d
 def _strong_wolfe(obj_func, x, t, d, f, g, gtd, c1=1e-4, c2=0.9, tolerance_change=1e-9, max_ls=25):
     "Line search along `d` from step `t` until the strong Wolfe conditions hold (bracketing, then zoom)."
-    d_norm = d.abs().max()
     g = g.clone()
+    bracket_gtd = None                                        # unset when bracketing ends at once
     f_new, g_new = obj_func(x, t, d)
     ls_func_evals = 1
     gtd_new = g_new.dot(d)
@@ -654,6 +667,14 @@ def _strong_wolfe(obj_func, x, t, d, f, g, gtd, c1=1e-4, c2=0.9, tolerance_chang
         ls_iter += 1
     if ls_iter == max_ls:
         bracket, bracket_f, bracket_g = [0, t], [f, f_new], [g, g_new]
+    return _wolfe_zoom(obj_func, x, d, f, gtd, bracket, bracket_f, bracket_g, bracket_gtd, done, ls_iter,
+                       ls_func_evals, c1, c2, tolerance_change, max_ls)
+
+# %% ../../nbs/14c_optim_more.ipynb #39af1185
+def _wolfe_zoom(obj_func, x, d, f, gtd, bracket, bracket_f, bracket_g, bracket_gtd, done, ls_iter, ls_func_evals,
+                c1, c2, tolerance_change, max_ls):
+    "Shrink the bracket `[t_lo, t_hi]` by cubic interpolation until a step meets the strong Wolfe conditions."
+    d_norm = d.abs().max()
     insuf_progress = False
     low_pos, high_pos = (0, 1) if bracket_f[0] <= bracket_f[-1] else (1, 0)
     while not done and ls_iter < max_ls:                      # zoom phase
@@ -718,6 +739,49 @@ class LBFGS(Optimizer):
         for p, pdata in zip(self._params, x): p.copy_(pdata)
         return loss, flat_grad
 
+# %% ../../nbs/14c_optim_more.ipynb #e1df842b
+def _lbfgs_direction(state, flat_grad, prev_flat_grad, d, t, old_dirs, old_stps, ro, H_diag, history_size):
+    "The search direction $-H g$: steepest descent first, then the two-loop recursion over the stored pairs."
+    if state["n_iter"] == 1: return flat_grad.neg(), [], [], [], 1          # steepest descent first
+    y, s = flat_grad.sub(prev_flat_grad), d.mul(t)
+    ys = y.dot(s)
+    if ys > 1e-10:
+        if len(old_dirs) == history_size: old_dirs.pop(0); old_stps.pop(0); ro.pop(0)
+        old_dirs.append(y); old_stps.append(s); ro.append(1.0 / ys)
+        H_diag = ys / y.dot(y)
+    if "al" not in state: state["al"] = [None] * history_size
+    al, q = state["al"], flat_grad.neg()
+    for i in range(len(old_dirs) - 1, -1, -1):
+        al[i] = old_stps[i].dot(q) * ro[i]
+        q.add_(old_dirs[i], alpha=-al[i])
+    d = r = minitorch.mul(q, H_diag)
+    for i in range(len(old_dirs)):
+        be_i = old_dirs[i].dot(r) * ro[i]
+        r.add_(old_stps[i], alpha=al[i] - be_i)
+    return d, old_dirs, old_stps, ro, H_diag
+
+# %% ../../nbs/14c_optim_more.ipynb #8544e7be
+def _lbfgs_move(self: LBFGS, closure, line_search_fn, loss, flat_grad, t, d, gtd, tolerance_grad, max_eval,
+                current_evals, last_iter):
+    "Move the parameters along `d`: by the strong-Wolfe line search, or by the fixed step `t` (then re-evaluate)."
+    ls_func_evals, opt_cond = 0, False
+    if line_search_fn is not None:
+        if line_search_fn != "strong_wolfe": raise RuntimeError("only 'strong_wolfe' is supported")
+        x_init = [p.clone() for p in self._params]
+        obj_func = lambda x, t, d: self._directional_evaluate(closure, x, t, d)
+        loss, flat_grad, t, ls_func_evals = _strong_wolfe(obj_func, x_init, t, d, loss, flat_grad, gtd,
+                                                          max_ls=max_eval - current_evals)
+        self._add_grad(t, d)
+        opt_cond = flat_grad.abs().max() <= tolerance_grad
+    else:                                                   # fixed step length
+        self._add_grad(t, d)
+        if not last_iter:
+            loss = float(closure())
+            flat_grad = self._gather_flat_grad()
+            opt_cond = flat_grad.abs().max() <= tolerance_grad
+            ls_func_evals = 1
+    return loss, flat_grad, t, ls_func_evals, opt_cond
+
 # %% ../../nbs/14c_optim_more.ipynb #c9f3b975
 def _lbfgs_step(self: LBFGS, closure: Callable) -> Any:
     "Up to `max_iter` L-BFGS iterations; returns the loss of the first closure call."
@@ -739,46 +803,17 @@ def _lbfgs_step(self: LBFGS, closure: Callable) -> Any:
     n_iter = 0
     while n_iter < max_iter:
         n_iter += 1; state["n_iter"] += 1
-        if state["n_iter"] == 1:                                # steepest descent first
-            d, old_dirs, old_stps, ro, H_diag = flat_grad.neg(), [], [], [], 1
-        else:                                                   # update the memory, two-loop recursion
-            y, s = flat_grad.sub(prev_flat_grad), d.mul(t)
-            ys = y.dot(s)
-            if ys > 1e-10:
-                if len(old_dirs) == history_size: old_dirs.pop(0); old_stps.pop(0); ro.pop(0)
-                old_dirs.append(y); old_stps.append(s); ro.append(1.0 / ys)
-                H_diag = ys / y.dot(y)
-            if "al" not in state: state["al"] = [None] * history_size
-            al, q = state["al"], flat_grad.neg()
-            for i in range(len(old_dirs) - 1, -1, -1):
-                al[i] = old_stps[i].dot(q) * ro[i]
-                q.add_(old_dirs[i], alpha=-al[i])
-            d = r = minitorch.mul(q, H_diag)
-            for i in range(len(old_dirs)):
-                be_i = old_dirs[i].dot(r) * ro[i]
-                r.add_(old_stps[i], alpha=al[i] - be_i)
+        d, old_dirs, old_stps, ro, H_diag = _lbfgs_direction(state, flat_grad, prev_flat_grad, d, t, old_dirs,
+                                                             old_stps, ro, H_diag, history_size)
         if prev_flat_grad is None: prev_flat_grad = flat_grad.clone()
         else: prev_flat_grad.copy_(flat_grad)
         prev_loss = loss
         t = min(1.0, 1.0 / flat_grad.abs().sum()) * lr if state["n_iter"] == 1 else lr
         gtd = flat_grad.dot(d)
         if gtd > -tolerance_change: break                      # not a descent direction
-        ls_func_evals = 0
-        if line_search_fn is not None:
-            if line_search_fn != "strong_wolfe": raise RuntimeError("only 'strong_wolfe' is supported")
-            x_init = [p.clone() for p in self._params]
-            obj_func = lambda x, t, d: self._directional_evaluate(closure, x, t, d)
-            loss, flat_grad, t, ls_func_evals = _strong_wolfe(obj_func, x_init, t, d, loss, flat_grad, gtd,
-                                                              max_ls=max_eval - current_evals)
-            self._add_grad(t, d)
-            opt_cond = flat_grad.abs().max() <= tolerance_grad
-        else:                                                   # fixed step length
-            self._add_grad(t, d)
-            if n_iter != max_iter:
-                loss = float(closure())
-                flat_grad = self._gather_flat_grad()
-                opt_cond = flat_grad.abs().max() <= tolerance_grad
-                ls_func_evals = 1
+        loss, flat_grad, t, ls_func_evals, opt_cond = _lbfgs_move(self, closure, line_search_fn, loss, flat_grad,
+                                                                  t, d, gtd, tolerance_grad, max_eval,
+                                                                  current_evals, n_iter == max_iter)
         current_evals += ls_func_evals
         state["func_evals"] += ls_func_evals
         if n_iter == max_iter or current_evals >= max_eval or opt_cond: break
@@ -787,6 +822,7 @@ def _lbfgs_step(self: LBFGS, closure: Callable) -> Any:
                  prev_flat_grad=prev_flat_grad, prev_loss=prev_loss)
     return orig_loss
 
+# %% ../../nbs/14c_optim_more.ipynb #7780c931
 def _lbfgs_public_step(self: LBFGS, closure: Callable) -> Any:
     "Perform one L-BFGS step (several iterations); `closure` recomputes the loss and gradients."
     with minitorch.no_grad(): return _lbfgs_step(self, closure)

@@ -51,30 +51,37 @@ class LRScheduler:
         for group, lr in zip(self.optimizer.param_groups, values): group["lr"] = lr
         self._last_lr = [g["lr"] for g in self.optimizer.param_groups]
 
-    def get_lr(self) -> list[float]:
-        "The learning rate of each group at `last_epoch` (subclasses implement this)."
-        raise NotImplementedError
+# %% ../../nbs/14a_lr_scheduler.ipynb #1dcee820
+@patch
+def get_lr(self: LRScheduler) -> list[float]:
+    "The learning rate of each group at `last_epoch` (subclasses implement this)."
+    raise NotImplementedError
 
-    def get_last_lr(self) -> list[float]:
-        "The learning rates the last `step()` set."
-        return self._last_lr
+@patch
+def get_last_lr(self: LRScheduler) -> list[float]:
+    "The learning rates the last `step()` set."
+    return self._last_lr
 
-    def step(self) -> None:
-        "Advance one step and write the new learning rates into the optimizer's groups."
-        self._step_count += 1
-        self.last_epoch += 1
-        for group, lr in zip(self.optimizer.param_groups, self.get_lr()): group["lr"] = lr
-        self._last_lr = [g["lr"] for g in self.optimizer.param_groups]
+@patch
+def step(self: LRScheduler) -> None:
+    "Advance one step and write the new learning rates into the optimizer's groups."
+    self._step_count += 1
+    self.last_epoch += 1
+    for group, lr in zip(self.optimizer.param_groups, self.get_lr()): group["lr"] = lr
+    self._last_lr = [g["lr"] for g in self.optimizer.param_groups]
 
-    def state_dict(self) -> dict[str, Any]:
-        "Everything but the optimizer."
-        return {k: v for k, v in self.__dict__.items() if k != "optimizer"}
+@patch
+def state_dict(self: LRScheduler) -> dict[str, Any]:
+    "Everything but the optimizer."
+    return {k: v for k, v in self.__dict__.items() if k != "optimizer"}
 
-    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
-        "Restore from `state_dict()`."
-        self.__dict__.update(state_dict)
+@patch
+def load_state_dict(self: LRScheduler, state_dict: dict[str, Any]) -> None:
+    "Restore from `state_dict()`."
+    self.__dict__.update(state_dict)
 
-    def _current(self) -> list[float]: return [g["lr"] for g in self.optimizer.param_groups]
+@patch
+def _current(self: LRScheduler) -> list[float]: return [g["lr"] for g in self.optimizer.param_groups]
 
 # %% ../../nbs/14a_lr_scheduler.ipynb #7ce3ed3d
 def _lr_lambdas(optimizer: Any, lr_lambda: Callable[[int], float] | list) -> list:
@@ -172,6 +179,31 @@ def _per_group(name: str, optimizer: Any, value: Any) -> list:
         return list(value)
     return [value] * n
 
+def _onecycle_total_steps(total_steps: int | None, epochs: int | None, steps_per_epoch: int | None) -> int:
+    "`total_steps`, or `epochs * steps_per_epoch` (both checked to be positive integers)."
+    if total_steps is not None:
+        if not isinstance(total_steps, int) or total_steps <= 0:
+            raise ValueError(f"Expected positive integer total_steps, but got {total_steps}")
+        return total_steps
+    elif epochs is not None and steps_per_epoch is not None:
+        if not isinstance(epochs, int) or epochs <= 0:
+            raise ValueError(f"Expected positive integer epochs, but got {epochs}")
+        if not isinstance(steps_per_epoch, int) or steps_per_epoch <= 0:
+            raise ValueError(f"Expected positive integer steps_per_epoch, but got {steps_per_epoch}")
+        return epochs * steps_per_epoch
+    else:
+        raise ValueError("You must define either total_steps OR (epochs AND steps_per_epoch)")
+
+def _onecycle_phases(n: int, pct_start: float, three_phase: bool) -> list[dict]:
+    "The phases of the cycle: the step each one ends at, and the group keys its lr and momentum go between."
+    phases = ([(float(pct_start * n) - 1, "initial_lr", "max_lr", "max_momentum", "base_momentum"),
+               (float(2 * pct_start * n) - 2, "max_lr", "initial_lr", "base_momentum", "max_momentum"),
+               (n - 1, "initial_lr", "min_lr", "max_momentum", "max_momentum")] if three_phase else
+              [(float(pct_start * n) - 1, "initial_lr", "max_lr", "max_momentum", "base_momentum"),
+               (n - 1, "max_lr", "min_lr", "base_momentum", "max_momentum")])
+    return [dict(zip(("end_step", "start_lr", "end_lr", "start_momentum", "end_momentum"), p)) for p in phases]
+
+# %% ../../nbs/14a_lr_scheduler.ipynb #2ba4ddb9
 class OneCycleLR(LRScheduler):
     "The 1cycle policy: warm up to `max_lr`, then anneal far below the start; momentum cycles inversely."
     def __init__(self, optimizer: Any, max_lr: float | list[float], total_steps: int | None = None,
@@ -183,26 +215,8 @@ class OneCycleLR(LRScheduler):
         from minitorch.optim import Optimizer
         if not isinstance(optimizer, Optimizer):
             raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
-        if total_steps is not None:
-            if not isinstance(total_steps, int) or total_steps <= 0:
-                raise ValueError(f"Expected positive integer total_steps, but got {total_steps}")
-            self.total_steps = total_steps
-        elif epochs is not None and steps_per_epoch is not None:
-            if not isinstance(epochs, int) or epochs <= 0:
-                raise ValueError(f"Expected positive integer epochs, but got {epochs}")
-            if not isinstance(steps_per_epoch, int) or steps_per_epoch <= 0:
-                raise ValueError(f"Expected positive integer steps_per_epoch, but got {steps_per_epoch}")
-            self.total_steps = epochs * steps_per_epoch
-        else:
-            raise ValueError("You must define either total_steps OR (epochs AND steps_per_epoch)")
-        n = self.total_steps
-        phases = ([(float(pct_start * n) - 1, "initial_lr", "max_lr", "max_momentum", "base_momentum"),
-                   (float(2 * pct_start * n) - 2, "max_lr", "initial_lr", "base_momentum", "max_momentum"),
-                   (n - 1, "initial_lr", "min_lr", "max_momentum", "max_momentum")] if three_phase else
-                  [(float(pct_start * n) - 1, "initial_lr", "max_lr", "max_momentum", "base_momentum"),
-                   (n - 1, "max_lr", "min_lr", "base_momentum", "max_momentum")])
-        self._schedule_phases = [dict(zip(("end_step", "start_lr", "end_lr", "start_momentum", "end_momentum"), p))
-                                 for p in phases]
+        self.total_steps = _onecycle_total_steps(total_steps, epochs, steps_per_epoch)
+        self._schedule_phases = _onecycle_phases(self.total_steps, pct_start, three_phase)
         if pct_start < 0 or pct_start > 1 or not isinstance(pct_start, float):
             raise ValueError(f"Expected float between 0 and 1 pct_start, but got {pct_start}")
         if anneal_strategy not in ("cos", "linear"):
@@ -381,22 +395,27 @@ class SequentialLR(LRScheduler):
         for s in schedulers: s.last_epoch -= 1                  # undo the initial steps of the schedulers
         schedulers[0]._initial_step()
         self._last_lr = schedulers[0].get_last_lr()
-    def step(self) -> None:
-        self.last_epoch += 1
-        idx = bisect_right(self._milestones, self.last_epoch)
-        scheduler = self._schedulers[idx]
-        if idx > 0 and self._milestones[idx - 1] == self.last_epoch: scheduler._update_lr(0)
-        else: scheduler.step()
-        self._last_lr = scheduler.get_last_lr()
-    def state_dict(self) -> dict[str, Any]:
-        sd = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_schedulers")}
-        sd["_schedulers"] = [s.state_dict() for s in self._schedulers]
-        return sd
-    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
-        state_dict = dict(state_dict)
-        saved = state_dict.pop("_schedulers")
-        self.__dict__.update(state_dict)
-        for s, sd in zip(self._schedulers, saved): s.load_state_dict(sd)
+
+# %% ../../nbs/14a_lr_scheduler.ipynb #5793db70
+@patch
+def step(self: SequentialLR) -> None:
+    self.last_epoch += 1
+    idx = bisect_right(self._milestones, self.last_epoch)
+    scheduler = self._schedulers[idx]
+    if idx > 0 and self._milestones[idx - 1] == self.last_epoch: scheduler._update_lr(0)
+    else: scheduler.step()
+    self._last_lr = scheduler.get_last_lr()
+@patch
+def state_dict(self: SequentialLR) -> dict[str, Any]:
+    sd = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_schedulers")}
+    sd["_schedulers"] = [s.state_dict() for s in self._schedulers]
+    return sd
+@patch
+def load_state_dict(self: SequentialLR, state_dict: dict[str, Any]) -> None:
+    state_dict = dict(state_dict)
+    saved = state_dict.pop("_schedulers")
+    self.__dict__.update(state_dict)
+    for s, sd in zip(self._schedulers, saved): s.load_state_dict(sd)
 
 # %% ../../nbs/14a_lr_scheduler.ipynb #83affc94
 class ChainedScheduler(LRScheduler):
@@ -434,24 +453,28 @@ class ReduceLROnPlateau(LRScheduler):
         self.mode_worse = math.inf if mode == "min" else -math.inf
         self._last_lr = self._current()
         self._reset()
-    def _reset(self) -> None:
-        self.best, self.cooldown_counter, self.num_bad_epochs = self.mode_worse, 0, 0
-    @property
-    def in_cooldown(self) -> bool: return self.cooldown_counter > 0
-    def is_better(self, a: float, best: float) -> bool:
-        if self.mode == "min": return a < best * (1.0 - self.threshold) if self.threshold_mode == "rel" else a < best - self.threshold
-        return a > best * (self.threshold + 1.0) if self.threshold_mode == "rel" else a > best + self.threshold
-    def step(self, metrics: Any, epoch: int | None = None) -> None:
-        current = float(metrics)
-        self.last_epoch = self.last_epoch + 1 if epoch is None else epoch
-        if self.is_better(current, self.best): self.best, self.num_bad_epochs = current, 0
-        else: self.num_bad_epochs += 1
-        if self.in_cooldown: self.cooldown_counter -= 1; self.num_bad_epochs = 0
-        if self.num_bad_epochs > self.patience:
-            for i, group in enumerate(self.optimizer.param_groups):
-                old = float(group["lr"])
-                new = max(old * self.factor, self.min_lrs[i])
-                if old - new > self.eps: group["lr"] = new
-            self.cooldown_counter, self.num_bad_epochs = self.cooldown, 0
-        self._last_lr = self._current()
 
+# %% ../../nbs/14a_lr_scheduler.ipynb #6efaf506
+@patch
+def _reset(self: ReduceLROnPlateau) -> None:
+    self.best, self.cooldown_counter, self.num_bad_epochs = self.mode_worse, 0, 0
+@patch(as_prop=True)
+def in_cooldown(self: ReduceLROnPlateau) -> bool: return self.cooldown_counter > 0
+@patch
+def is_better(self: ReduceLROnPlateau, a: float, best: float) -> bool:
+    if self.mode == "min": return a < best * (1.0 - self.threshold) if self.threshold_mode == "rel" else a < best - self.threshold
+    return a > best * (self.threshold + 1.0) if self.threshold_mode == "rel" else a > best + self.threshold
+@patch
+def step(self: ReduceLROnPlateau, metrics: Any, epoch: int | None = None) -> None:
+    current = float(metrics)
+    self.last_epoch = self.last_epoch + 1 if epoch is None else epoch
+    if self.is_better(current, self.best): self.best, self.num_bad_epochs = current, 0
+    else: self.num_bad_epochs += 1
+    if self.in_cooldown: self.cooldown_counter -= 1; self.num_bad_epochs = 0
+    if self.num_bad_epochs > self.patience:
+        for i, group in enumerate(self.optimizer.param_groups):
+            old = float(group["lr"])
+            new = max(old * self.factor, self.min_lrs[i])
+            if old - new > self.eps: group["lr"] = new
+        self.cooldown_counter, self.num_bad_epochs = self.cooldown, 0
+    self._last_lr = self._current()
