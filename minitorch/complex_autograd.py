@@ -11,7 +11,7 @@ import numpy as np
 
 from . import dtypes as dt
 from .tensors import Tensor, zeros, zeros_like, patch
-from .tensor_data import TensorData
+from .tensor_data import TensorData, ConjStorage
 from .autograd import Function, grad
 from .ops import unary_forward, where, _float_of
 
@@ -104,6 +104,10 @@ class ViewAsComplex(Function):
 def view_as_real(input: Tensor) -> Tensor:
     "A real view of complex `input` with a last dimension of size 2 holding (real, imag); no copy."
     if not input.dtype.is_complex: raise RuntimeError("view_as_real is only supported for complex tensors")
+    if type(input._data.storage) is ConjStorage:
+        raise RuntimeError("view_as_real doesn't work on unresolved conjugated tensors.  To resolve the conjugate "
+                           "tensor so you can view it as real, use self.resolve_conj(); however, be warned that the "
+                           "resulting tensor will NOT alias the original.")
     return ViewAsReal.apply(input)
 
 def view_as_complex(input: Tensor) -> Tensor:

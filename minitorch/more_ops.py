@@ -14,6 +14,8 @@ from .ops import (where, exp, log, log1p, sqrt, sin, abs, trunc, isnan, isinf, i
                   maximum, minimum, clamp, pow, cos, isfinite, check_kernel, need_tensors, need_input_tensor, opmath, torch_name, binary_forward,
                   _result_type, _cj, _write_out)
 from .autograd import Function
+from .tensor_data import ConjStorage
+from .ops import unary_forward
 from .reductions import sum, mm, mv, bmm, outer, return_types, matmul, _rtype
 from .views import narrow, cat, stack, gather, sort, reshape, flatten
 
@@ -437,16 +439,16 @@ def is_same_size(input: Tensor, other: Tensor) -> bool:
     return tuple(input.shape) == tuple(other.shape)
 
 def is_conj(input: Tensor) -> bool:
-    "minitorch has no lazy conjugate bit: always False."
-    return False
+    "Whether `input` is a lazy conjugate view (its storage read conjugated, chapter 2)."
+    return type(input._data.storage) is ConjStorage
 
 def is_neg(input: Tensor) -> bool:
     "minitorch has no lazy negative bit: always False."
     return False
 
 def resolve_conj(input: Tensor) -> Tensor:
-    "Nothing to resolve: `input` itself."
-    return input
+    "A conj view materialized (a copy with the conjugated values, bit clear); any other tensor itself."
+    return input.clone() if type(input._data.storage) is ConjStorage else input
 
 def resolve_neg(input: Tensor) -> Tensor:
     "Nothing to resolve: `input` itself."
@@ -455,7 +457,15 @@ def resolve_neg(input: Tensor) -> Tensor:
 def conj_physical(input: Tensor, *, out: Any = None) -> Tensor:
     "The conjugate, materialized (real tensors: the input itself)."
     if out is not None: return _write_out(conj_physical(input), out, 'conj_physical')
-    return input.conj() if input.dtype.is_complex else input    # real: the input itself, as in torch
+    return _ConjPhysical.apply(input) if input.dtype.is_complex else input    # real: the input itself, as in torch
+
+class _ConjPhysical(Function):
+    "The conjugate in new memory (never a view)."
+    _node_name = 'ConjPhysicalBackward0'
+    @staticmethod
+    def forward(ctx, x): return unary_forward('conj', x)
+    @staticmethod
+    def backward(ctx, g): return conj_physical(g)
 
 # %% ../nbs/08db_building.ipynb #2a56b21e
 def _tri_indices(row: int, col: int, offset: int, lower: bool, dtype: Any, device: Any) -> Tensor:

@@ -13,7 +13,8 @@ import numpy as np
 
 from . import dtypes as dt
 from .dtypes import dtype
-from .tensor_data import TensorData, broadcast_shapes
+from .tensor_data import TensorData, broadcast_shapes, ConjStorage
+from . import backends as _bk
 from .backends import get_backend, make_data, is_contiguous, _contiguous_strides
 from .tensors import Tensor, tensor, zeros, zeros_like, ones_like, full_like, _as_device, patch
 from .autograd import Function, _State
@@ -195,11 +196,18 @@ def contiguous(self: Tensor, memory_format: Any = None) -> Tensor:
     return self if is_contiguous(self._data) else Clone.apply(self, contiguous_format)
 
 class Conj(Function):
-    "Complex conjugate."
+    "Complex conjugate: on cpu a view of the same storage with the conjugate bit flipped (chapter 2)."
     _node_name = 'ConjBackward0'
     @staticmethod
     def forward(ctx, x):
-        return unary_forward('conj', x)
+        if x._device.type != 'cpu' or x.dtype is dt.complex32 or not _bk.__dict__.get('READS_CONJ'):
+            return unary_forward('conj', x)   # (lazy once the backends read storage through `conj_read`)
+        d = x._data
+        s = d.storage
+        s = s.base if type(s) is ConjStorage else s.view(ConjStorage)   # conj of a conj view: the plain storage
+        t = Tensor._make(TensorData(s, d.shape, d.strides, d.offset), x.dtype, x._device)
+        t._vbox, t._base = x._vbox, x if x._base is None else x._base
+        return t
     @staticmethod
     def backward(ctx, g):
         return g.conj()
@@ -216,6 +224,9 @@ class _Part(Function):
         real = x.dtype.to_real()
         if x._device.type != 'cpu': return unary_forward(cls.op, x, out_dtype=real)
         d = x._data    # element k's (real, imag) are words 2k, 2k+1 of the storage read as `real`
+        if type(d.storage) is ConjStorage:   # PyTorch: real is a plain view, imag a negated one (no neg bit here)
+            if cls.op == 'imag': return unary_forward('imag', x, out_dtype=real)
+            d = TensorData(d.storage.base, d.shape, d.strides, d.offset)
         words = d.storage.view(np.float16 if real is dt.float16 else real.numpy_dtype)
         td = TensorData(words, d.shape, tuple(2 * s for s in d.strides), 2 * d.offset + (cls.op == 'imag'))
         t = Tensor._make(td, real, x._device)

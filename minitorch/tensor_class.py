@@ -13,7 +13,7 @@ import numpy as np
 
 from . import dtypes as dt
 from .dtypes import dtype
-from .tensor_data import TensorData
+from .tensor_data import TensorData, ConjStorage
 from .backends import get_backend, to_numpy as _to_numpy, _via_float32
 
 # %% auto #0
@@ -355,6 +355,9 @@ def numpy(self: Tensor, *, force: bool = False) -> np.ndarray:
     if self._requires_grad and not force:
         raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
     if self.dtype is dt.complex32: raise TypeError("Got unsupported ScalarType ComplexHalf")
+    if type(self._data.storage) is ConjStorage and not force:
+        raise RuntimeError("Can't call numpy() on Tensor that has conjugate bit set. Use tensor.resolve_conj().numpy() "
+                           "instead.")
     if self._device.type != 'cpu' and not force:
         raise TypeError(f"can't convert {self._device.type}:{self._device.index or 0} device type tensor to "
                         "numpy. Use Tensor.cpu() to copy the tensor to host memory first.")

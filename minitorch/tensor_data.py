@@ -20,7 +20,7 @@ __all__ = ['Shape', 'Strides', 'ALLOC_HOOKS', 'contiguous_strides', 'index_to_po
            'broadcast_index', 'normalize_dim', 'record_alloc', 'memory_allocated', 'max_memory_allocated',
            'reset_peak_memory_stats', 'count_cpu_memory', 'TensorData', 'permute', 'transpose', 'infer_size',
            'view_strides', 'view', 'reshape', 'expand', 'unsqueeze', 'squeeze', 'flatten', 'narrow', 'select',
-           'diagonal', 'getitem']
+           'diagonal', 'getitem', 'ConjStorage', 'conj_read', 'is_conj_data']
 
 # %% ../nbs/02_tensor_data.ipynb #fe6877a7
 Shape = tuple
@@ -197,7 +197,8 @@ class TensorData:
         "A zero-copy numpy view of the elements (shape and strides as here)."
         item = self.storage.itemsize
         base = self.storage[self.offset:] if self.numel > 0 else self.storage[:0]
-        return np.lib.stride_tricks.as_strided(base, self.shape, tuple(s * item for s in self.strides))
+        r = np.lib.stride_tricks.as_strided(base, self.shape, tuple(s * item for s in self.strides))
+        return conj_read(r) if type(self.storage) is ConjStorage else r   # a conj view (below)
 
     @classmethod
     def from_numpy(cls, arr: Any) -> TensorData:
@@ -508,3 +509,35 @@ def getitem(self: TensorData, key: Any) -> TensorData:
 
 
 TensorData.getitem = TensorData.__getitem__ = getitem
+
+# %% ../nbs/02_tensor_data.ipynb #4d4209df
+class ConjStorage(np.ndarray):
+    "A storage read as its complex conjugate (PyTorch's conjugate bit); arithmetic on it sees the raw values."
+    def __array_ufunc__(self, ufunc, method, *inputs, **kw):
+        return getattr(ufunc, method)(*(_plain(i) for i in inputs), **kw)
+
+class _ConjArray(np.ndarray):
+    "The conjugated values of a conj view (a copy); `a[k] = v` also writes `conj(v)` into the view's storage."
+    _target = None
+    def __setitem__(self, key, value):
+        if self._target is not None: self._target[key] = np.conj(_plain(value))
+        super().__setitem__(key, value)
+    def __array_ufunc__(self, ufunc, method, *inputs, **kw):   # results are plain arrays
+        return getattr(ufunc, method)(*(_plain(i) for i in inputs), **kw)
+    def __array_function__(self, func, types, args, kw):
+        return func(*(_plain(a) for a in args), **{k: _plain(v) for k, v in kw.items()})
+
+def _plain(a: Any) -> Any:
+    if isinstance(a, np.ndarray) and type(a) is not np.ndarray: return a.view(np.ndarray)
+    if isinstance(a, (list, tuple)): return type(a)(_plain(x) for x in a)
+    return a
+
+def conj_read(raw: np.ndarray) -> np.ndarray:
+    "The values of a conj view from `raw`, the numpy view of its stored elements (writes store the conjugate)."
+    r = np.asarray(np.conj(_plain(raw))).view(_ConjArray)   # (0-d: np.conj gives a scalar)
+    r._target = _plain(raw)
+    return r
+
+def is_conj_data(td: TensorData) -> bool:
+    "Whether `td` is a conj view."
+    return type(td.storage) is ConjStorage

@@ -1,0 +1,113 @@
+"""`conj()` as PyTorch's lazy view with the conjugate bit (issue 12), checked against torch."""
+import numpy as np
+import pytest
+import torch
+
+import minitorch as mt
+from minitorch import backends
+
+LAZY = bool(backends.__dict__.get('READS_CONJ'))   # set once the backends read storage through `conj_read`
+lazy = pytest.mark.skipif(not LAZY, reason="conj is lazy only once backends.READS_CONJ is set (chapter 5)")
+
+Z = [[1 + 2j, 3 - 4j, -0.5 + 0j], [2j, -1 - 1j, 7 + 0.25j]]
+
+
+def pair(dtype=np.complex128, requires_grad=False):
+    a = np.array(Z, dtype=dtype)
+    return (mt.tensor(a, requires_grad=requires_grad), torch.tensor(a, requires_grad=requires_grad))
+
+
+def close(m, t):
+    t = t.detach().resolve_conj().resolve_neg()
+    np.testing.assert_allclose(np.asarray(m.detach()), t.numpy(), rtol=1e-6, atol=1e-7)
+
+
+def shares(m, base):
+    return np.may_share_memory(m._data.storage, base._data.storage)
+
+
+def test_values_and_ops():
+    x, tx = pair()
+    close(x.conj(), tx.conj())
+    close(x.conj() * x, tx.conj() * tx)
+    close(x.conj().sum(1), tx.conj().sum(1))
+    close(x.conj() @ x.conj().mT, tx.conj() @ tx.conj().mT)
+    close(x.conj().exp(), tx.conj().exp())
+    close(x.conj() + mt.tensor([1j, 2, 3]), tx.conj() + torch.tensor([1j, 2, 3]))   # broadcast view of a conj view
+    close(x.conj().t().reshape(-1), tx.conj().t().reshape(-1))
+    close(x.conj().real, tx.conj().real)
+    close(x.conj().imag, tx.conj().imag)
+    assert x.conj().tolist() == tx.conj().tolist()
+    assert repr(x.conj()) == repr(mt.tensor(tx.conj().resolve_conj().numpy()))
+
+
+def test_real_and_complex32_conj_is_not_a_view_change():
+    r = mt.tensor([1.0, 2.0])
+    assert r.conj() is r and not r.conj().is_conj()
+    h = mt.tensor([1 + 2j], dtype=mt.complex32)
+    close(h.conj().to(mt.complex64), torch.tensor([1 + 2j], dtype=torch.complex32).conj().to(torch.complex64))
+
+
+@lazy
+def test_bit_and_storage():
+    x, tx = pair()
+    y, ty = x.conj(), tx.conj()
+    assert y.is_conj() == ty.is_conj() is True
+    assert mt.is_conj(y) and not mt.is_conj(x)
+    assert shares(y, x) and y.data_ptr() == x.data_ptr()
+    assert not y.conj().is_conj() and shares(y.conj(), x)             # conj of conj: a plain view again
+    for f in (lambda a: a[1:], lambda a: a.t(), lambda a: a.reshape(-1), lambda a: a.unsqueeze(0),
+              lambda a: a.expand(2, 2, 3), lambda a: a[:, ::2]):
+        assert f(y).is_conj() == f(ty).is_conj() and shares(f(y), x)
+        close(f(y), f(ty))
+    assert mt.resolve_conj(y).is_conj() == torch.resolve_conj(ty).is_conj()
+    assert not shares(mt.resolve_conj(y), x) and not shares(mt.conj_physical(x), x)
+    assert y.clone().is_conj() == ty.clone().is_conj()
+    close(mt.conj_physical(y), torch.conj_physical(ty))
+
+
+@lazy
+def test_write_through_both_ways():
+    x, tx = pair()
+    y, ty = x.conj(), tx.conj()
+    y[0, 0] = 1 + 2j; ty[0, 0] = 1 + 2j               # the base stores the conjugate
+    close(x, tx); close(y, ty)
+    x[1, 2] = 5 - 6j; tx[1, 2] = 5 - 6j               # a write to the base shows conjugated in the view
+    close(y, ty)
+    y[1].mul_(2j); ty[1].mul_(2j)                     # in-place op on a view of the conj view
+    close(x, tx); close(y, ty)
+    y.add_(1 + 1j); ty.add_(1 + 1j)
+    close(x, tx); close(y, ty)
+    y.copy_(mt.tensor(np.array(Z) * 2)); ty.copy_(torch.tensor(np.array(Z) * 2))
+    close(x, tx); close(y, ty)
+
+
+@lazy
+def test_numpy_raises_like_torch():
+    x, tx = pair()
+    with pytest.raises(RuntimeError) as e:
+        tx.conj().numpy()
+    with pytest.raises(RuntimeError, match="conjugate bit set"):
+        x.conj().numpy()
+    assert str(e.value).startswith("Can't call numpy() on Tensor that has conjugate bit set")
+    np.testing.assert_array_equal(x.conj().resolve_conj().numpy(), tx.conj().resolve_conj().numpy())
+    with pytest.raises(RuntimeError, match="view_as_real doesn't work on unresolved conjugated tensors"):
+        mt.view_as_real(x.conj())
+
+
+@pytest.mark.parametrize("f", [lambda a: (a.conj() * a.conj().exp()).abs().sum(),
+                               lambda a: (a.conj()[:, 1:] * 3j).real.sum(),
+                               lambda a: a.conj().conj().mul(2 - 1j).imag.sum()])
+def test_grads(f):
+    x, tx = pair(requires_grad=True)
+    f(x).backward(); f(tx).backward()
+    close(x.grad, tx.grad)
+
+
+def test_large_conj_view_numba_paths():
+    a = np.random.default_rng(0).standard_normal((300, 400)) + 1j * np.random.default_rng(1).standard_normal((300, 400))
+    x, tx = mt.tensor(a), torch.tensor(a)
+    close(x.conj() * x.conj(), tx.conj() * tx.conj())
+    close(x.conj().exp(), tx.conj().exp())
+    close(x.conj().sum(0), tx.conj().sum(0))
+    close((x.conj() == x).any(1), (tx.conj() == tx).any(1))
