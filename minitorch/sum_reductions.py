@@ -227,15 +227,23 @@ class _Var(Function):
     " dof <= 0 over all elements (one formula, so an inf input gives inf gradients where the chain rule would give NaN)."
     _node_name = 'VarBackward0'
     @staticmethod
-    def forward(ctx, x, dims, c, keepdim, every):
+    def forward(ctx, x, dims, c, keepdim, every, welford=False):
         n = math.prod(x.shape[d] for d in dims)
         ctx.dims, ctx.c, ctx.keepdim, ctx.n, ctx.every = dims, c, keepdim, n, every or x.ndim == 0
         ctx.save_for_backward(x)
+        # PyTorch's cpu kernel takes its two-pass std_var_all_cpu whenever the result is one number (the dims left
+        # all have size 1, as an expanded (5,) reduced over dim 0); a complex input is two such real variances
+        one = not welford and x.device.type == 'cpu' and builtins.all(s == 1 for d, s in enumerate(x.shape) if d not in dims)
+        if one and n and x.dtype.is_complex and x.dtype is not dt.complex32:
+            part = lambda p: _Var.forward(ctx, p, dims, c, keepdim, every)
+            r = part(x.real) + part(x.imag)
+            ctx.every = every or x.ndim == 0; ctx.save_for_backward(x)   # the parts saved theirs
+            return r
         m = mean(x, dims, keepdim=True)
-        if ctx.every and x.dtype is dt.float32 and x.device.type == 'cpu':   # PyTorch's two-pass std_var_all_cpu:
-            dev = x.double() - m.double()                                   # the float mean, deviations in double
+        if one and x.dtype is dt.float32:                       # two-pass: the float mean, deviations in double
+            dev = x.double() - m.double()
             return (sum(dev * dev, dims, keepdim=keepdim) / builtins.max(n - c, 0)).float()
-        if n and (not ctx.every or x.dtype.is_complex):   # one refinement: a constant slice gets its exact value (var 0, as PyTorch's Welford
+        if n and not one and (not ctx.every or x.dtype.is_complex or welford):   # one refinement: a constant slice gets its exact value (var 0, as PyTorch's Welford
             m = m + mean(x - m, dims, keepdim=True)     # loop over a dim); sum/n alone may be off by an ulp
         dev = x - m
         sq = (dev * dev.conj()).real if x.dtype.is_complex else dev * dev
@@ -243,7 +251,7 @@ class _Var(Function):
     @staticmethod
     def backward(ctx, g):
         x, = ctx.saved_tensors
-        return _var_grad(g, x, ctx.dims, ctx.c, ctx.keepdim, ctx.every), None, None, None, None
+        return _var_grad(g, x, ctx.dims, ctx.c, ctx.keepdim, ctx.every), None, None, None, None, None
     @staticmethod
     def jvp(ctx, t, *_):
         x, = ctx.saved_tensors
@@ -284,7 +292,14 @@ def var_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool
     "(var, mean)."
     _check_var(input, 'var_mean')
     if input.dtype.is_complex: return _VarMeanC.apply(input, dim, unbiased, keepdim, correction, False)
-    return var(input, dim, unbiased, keepdim, correction=correction), _mean_parts(input, dim, keepdim)
+    return _var_welford(input, dim, unbiased, keepdim, correction), _mean_parts(input, dim, keepdim)
+
+def _var_welford(input: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: Any) -> Tensor:
+    "var as var_mean/std_mean compute it: PyTorch's Welford kernel, never var's two-pass one (a constant gives 0)."
+    _check_var(input)
+    if input.dtype in (dt.float16, dt.bfloat16):
+        return _var_welford(input.float(), dim, unbiased, keepdim, correction).to(input.dtype)
+    return _Var.apply(input, _dims(dim, input.ndim), _correction(unbiased, correction), keepdim, dim is None, True)
 
 class _VarMeanC(Function):
     "Complex var_mean/std_mean as one node: PyTorch adds the mean's gradient to var's (real) one in that order, so a"\
@@ -292,7 +307,7 @@ class _VarMeanC(Function):
     _node_name = 'VarMeanBackward0'
     @staticmethod
     def forward(ctx, x, dim, unbiased, keepdim, correction, take_sqrt):
-        v = var(x, dim, unbiased, keepdim, correction=correction)
+        v = _var_welford(x, dim, unbiased, keepdim, correction)
         if take_sqrt: v = sqrt(v)
         dims = _dims(dim, x.ndim)
         ctx.args = (dims, _correction(unbiased, correction), keepdim, dim is None or x.ndim == 0, take_sqrt)
@@ -362,7 +377,9 @@ def std_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool
     "(std, mean)."
     _check_var(input, 'std_mean')
     if input.dtype.is_complex: return _StdMeanC.apply(input, dim, unbiased, keepdim, correction, True)
-    return std(input, dim, unbiased, keepdim, correction=correction), _mean_parts(input, dim, keepdim)
+    x = input.float() if input.dtype in (dt.float16, dt.bfloat16) else input   # one rounding, as std
+    s = _StdSqrt.apply(_var_welford(x, dim, unbiased, keepdim, correction))
+    return s.to(input.dtype), _mean_parts(input, dim, keepdim)
 
 # %% ../nbs/08b_reductions.ipynb #1b6ba27e
 class Cumsum(Function):

@@ -36,3 +36,46 @@ def test_norm_nuc_and_vector_paths_still_match():
     torch.testing.assert_close(torch.tensor(m.norm(p='nuc').numpy()), x.norm(p='nuc'))
     torch.testing.assert_close(torch.tensor(m.norm(p=2, dim=(0, 1)).numpy()), x.norm(p=2, dim=(0, 1)))
     torch.testing.assert_close(torch.tensor(m.norm(dim=1).numpy()), x.norm(dim=1))
+
+
+@pytest.mark.parametrize('d', ['float32', 'float64', 'complex64', 'complex128'])
+@pytest.mark.parametrize('shape,dim', [((5,), 0), ((1, 5), 1), ((5, 1), 0), ((5,), None), ((3, 5), 1)])
+def test_std_of_a_constant_slice_follows_torchs_kernel(d, shape, dim):
+    "A one-number result takes PyTorch's two-pass kernel (sum/n may be an ulp off: std not 0, gradient finite); "\
+    "several rows take Welford's (exactly 0)."
+    val = complex(-3.4747121911529897, 0.413259793472436) if d.startswith('complex') else -3.4747121911529897
+    tx = torch.tensor([val], dtype=getattr(torch, d)).requires_grad_()
+    mx = mt.tensor([val], dtype=getattr(mt, d)).requires_grad_()
+    kw = {} if dim is None else {'dim': dim}
+    rt = tx.expand(*shape).std(correction=0, **kw)
+    rm = mx.expand(*shape).std(correction=0, **kw)
+    torch.testing.assert_close(torch.from_numpy(rm.detach().numpy().copy()).reshape(rt.shape), rt.detach(),
+                               rtol=0, atol=0)
+    rt.sum().backward(); rm.sum().backward()
+    torch.testing.assert_close(torch.from_numpy(mx.grad.numpy().copy()), tx.grad)
+
+
+@pytest.mark.parametrize('d', ['float32', 'float64', 'complex64', 'bfloat16'])
+@pytest.mark.parametrize('fn', ['std_mean', 'var_mean'])
+@pytest.mark.parametrize('dim', [None, 0])
+def test_std_mean_of_a_constant_is_welfords_zero(d, fn, dim):
+    "var_mean/std_mean always take PyTorch's Welford kernel: a constant input has exactly 0 spread (var's two-pass "\
+    "kernel may not); std_mean of a chain gets the gradient PyTorch gets."
+    val = complex(-3.4747121911529897, 0.41) if d.startswith('complex') else -3.4747121911529897
+    tx = torch.tensor([val], dtype=getattr(torch, d)).requires_grad_()
+    mx = mt.tensor([val], dtype=getattr(mt, d)).requires_grad_()
+    kw = {} if dim is None else {'dim': dim}
+    vt, mt_ = getattr(torch, fn)(tx.expand(5), **kw)
+    vm, mm_ = getattr(mt, fn)(mx.expand(5), **kw)
+    assert float(vm.float().item()) == float(vt.float().item()) == 0.0
+    torch.testing.assert_close(complex(mm_.to(mt.complex128).item()), complex(mt_.detach().to(torch.complex128).item()))
+
+
+def test_std_mean_after_std_grad():
+    x = torch.tensor([[0.3 + 0.7j, -1.2 + 0.1j, 0.5 - 2j, 1.1 + 0.4j]], dtype=torch.complex64).requires_grad_()
+    m = mt.tensor(x.detach().numpy()).requires_grad_()
+    v, mu = torch.std_mean(x.expand(5, 4).std(dim=-1), unbiased=True, dim=0)
+    (v + mu).backward()
+    v2, mu2 = mt.std_mean(m.expand(5, 4).std(dim=-1), unbiased=True, dim=0)
+    (v2 + mu2).backward()
+    torch.testing.assert_close(torch.from_numpy(m.grad.numpy().copy()), x.grad)
