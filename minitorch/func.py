@@ -196,6 +196,7 @@ def jacrev(func: Callable, argnums: int | tuple = 0, *, has_aux: bool = False,
         # END SOLUTION 20.1
     return wrapper
 
+# %% ../nbs/20_func.ipynb #a0daa9a1
 def jacfwd(func: Callable, argnums: int | tuple = 0, has_aux: bool = False, *,
            randomness: str = 'error') -> Callable:
     "The Jacobian of `func` by forward mode: one jvp per input element."
@@ -227,6 +228,7 @@ def jacfwd(func: Callable, argnums: int | tuple = 0, has_aux: bool = False, *,
         # END SOLUTION 20.2
     return wrapper
 
+# %% ../nbs/20_func.ipynb #6e565653
 def hessian(func: Callable, argnums: int | tuple = 0) -> Callable:
     "The Hessian of the scalar `func`: `jacfwd(jacrev(func))` (forward over reverse)."
     return jacfwd(jacrev(func, argnums), argnums)
@@ -278,6 +280,21 @@ def _swap(module: Any, name: str, value: Any) -> Any:
             return (d, leaf, old)
     raise AttributeError(f"{type(mod).__name__} has no parameter or buffer {leaf!r}")
 
+# %% ../nbs/20_func.ipynb #1a2e0d7f
+def _tie(given: dict, named: list) -> None:
+    "Every name of a tied group gets the value given for one of them (values given for several must be one tensor)."
+    by_id: dict = {}
+    for n, t in named: by_id.setdefault(id(t), []).append(n)
+    for group in by_id.values():
+        vals = {n: given[n] for n in group if n in given}
+        if len(group) > 1 and vals:
+            first = next(iter(vals.values()))
+            if any(v is not first for v in vals.values()):
+                raise ValueError(f"functional_call got multiple values for keys {sorted(vals)}, which are "
+                                 "tied. Consider using tie_weights=False")
+            for n in group: given.setdefault(n, first)
+
+# %% ../nbs/20_func.ipynb #96f1fb4e
 def functional_call(module: Any, parameter_and_buffer_dicts: dict | Sequence[dict], args: Any = None,
                     kwargs: dict | None = None, *, tie_weights: bool = True, strict: bool = False) -> Any:
     "Run `module(*args, **kwargs)` with its parameters and buffers replaced by those in the dict(s)."
@@ -291,17 +308,7 @@ def functional_call(module: Any, parameter_and_buffer_dicts: dict | Sequence[dic
             given[k] = v
     named = _named_tensors(module)
     names = {n for n, _ in named}
-    if tie_weights:
-        by_id: dict = {}
-        for n, t in named: by_id.setdefault(id(t), []).append(n)
-        for group in by_id.values():
-            vals = {n: given[n] for n in group if n in given}
-            if len(group) > 1 and vals:
-                first = next(iter(vals.values()))
-                if any(v is not first for v in vals.values()):
-                    raise ValueError(f"functional_call got multiple values for keys {sorted(vals)}, which are "
-                                     "tied. Consider using tie_weights=False")
-                for n in group: given.setdefault(n, first)
+    if tie_weights: _tie(given, named)
     if strict:
         missing = sorted(names - set(given))
         unexpected = sorted(set(given) - names)

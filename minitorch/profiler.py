@@ -12,6 +12,7 @@ import threading
 import time
 from collections import defaultdict
 from typing import Any, Callable
+from fastcore.basics import patch
 
 import minitorch
 from .dispatch import TorchDispatchMode
@@ -101,28 +102,6 @@ class profile:
         if self._stack and self._stack[-1] is ev: self._stack.pop()
         elif ev in self._stack: self._stack.remove(ev)
 
-    def _on_memory(self, device: str, n: int, sid: int) -> None:
-        "The allocator's report of one CPU storage made (n > 0) or freed: booked to the op running now."
-        if device != 'cpu': return
-        if n < 0: return self._free(sid, -n)
-        if self._stack: self._stack[-1].self_mem += n
-        else:
-            ev = FunctionEvent("[memory]", time.perf_counter_ns(), None); ev.self_mem = n
-            self._events.append(ev)
-        self._mem_now += n
-        if self._mem_now > self._mem_peak: self._mem_peak = self._mem_now
-        self._live[sid] = n
-        self.memory_events.append((time.perf_counter_ns() - self._t0, n, sid))
-
-    def _free(self, sid: int, n: int) -> None:
-        if self._live.pop(sid, None) is None: return   # made before the profile started: not ours
-        self._mem_now -= n
-        self.memory_events.append((time.perf_counter_ns() - self._t0, -n, sid))
-        if self._stack: self._stack[-1].self_mem -= n
-        else:
-            ev = FunctionEvent("[memory]", time.perf_counter_ns(), None); ev.self_mem = -n
-            self._events.append(ev)
-
     def events(self) -> "EventList": return EventList(self._events)
     def key_averages(self, group_by_input_shape: bool = False) -> "EventList":
         return self.events().key_averages(group_by_input_shape)
@@ -131,16 +110,43 @@ class profile:
         "The most bytes the recorded ops held at once (allocations minus frees, from the profile's start)."
         return self._mem_peak
 
-    def export_chrome_trace(self, path: str) -> None:
-        "Write the events as a Chrome trace (JSON; open in Perfetto or chrome://tracing)."
-        pid = os.getpid()
-        evs = [{"ph": "X", "cat": "cpu_op" if e.name.startswith("aten::") else "user_annotation", "name": e.name,
-                "pid": pid, "tid": e.thread, "ts": (e.start - self._t0) / 1e3, "dur": e.cpu_time_total,
-                "args": {"Input Dims": e.input_shapes, "Self CPU Mem": e.self_mem}} for e in self._events]
-        with open(path, "w") as f: json.dump({"traceEvents": evs, "displayTimeUnit": "ms"}, f)
-
 _current: list = []
 _tid = threading.get_ident
+
+# %% ../nbs/24b_profiler.ipynb #76188af4
+@patch
+def _on_memory(self: profile, device: str, n: int, sid: int) -> None:
+    "The allocator's report of one CPU storage made (n > 0) or freed: booked to the op running now."
+    if device != 'cpu': return
+    if n < 0: return self._free(sid, -n)
+    if self._stack: self._stack[-1].self_mem += n
+    else:
+        ev = FunctionEvent("[memory]", time.perf_counter_ns(), None); ev.self_mem = n
+        self._events.append(ev)
+    self._mem_now += n
+    if self._mem_now > self._mem_peak: self._mem_peak = self._mem_now
+    self._live[sid] = n
+    self.memory_events.append((time.perf_counter_ns() - self._t0, n, sid))
+
+@patch
+def _free(self: profile, sid: int, n: int) -> None:
+    if self._live.pop(sid, None) is None: return   # made before the profile started: not ours
+    self._mem_now -= n
+    self.memory_events.append((time.perf_counter_ns() - self._t0, -n, sid))
+    if self._stack: self._stack[-1].self_mem -= n
+    else:
+        ev = FunctionEvent("[memory]", time.perf_counter_ns(), None); ev.self_mem = -n
+        self._events.append(ev)
+
+# %% ../nbs/24b_profiler.ipynb #1fccc1a0
+@patch
+def export_chrome_trace(self: profile, path: str) -> None:
+    "Write the events as a Chrome trace (JSON; open in Perfetto or chrome://tracing)."
+    pid = os.getpid()
+    evs = [{"ph": "X", "cat": "cpu_op" if e.name.startswith("aten::") else "user_annotation", "name": e.name,
+            "pid": pid, "tid": e.thread, "ts": (e.start - self._t0) / 1e3, "dur": e.cpu_time_total,
+            "args": {"Input Dims": e.input_shapes, "Self CPU Mem": e.self_mem}} for e in self._events]
+    with open(path, "w") as f: json.dump({"traceEvents": evs, "displayTimeUnit": "ms"}, f)
 
 # %% ../nbs/24b_profiler.ipynb #91ad96b5
 class record_function:
@@ -187,6 +193,7 @@ def _fmt_mem(b: int) -> str:
         if abs(b) >= size: return f"{b / size:.2f} {unit}"
     return f"{b} b"
 
+# %% ../nbs/24b_profiler.ipynb #c8bd3a0a
 class EventList(list):
     "A list of events (or of averages) with `key_averages()` and `table()`."
     def key_averages(self, group_by_input_shape: bool = False) -> "EventList":

@@ -295,6 +295,7 @@ def is_enabled(self: GradScaler) -> bool: return self._enabled
 @patch
 def _get_scale_async(self: GradScaler) -> Any: return self._scale
 
+# %% ../../nbs/24a_grad_scaler.ipynb #fc34a306
 @patch
 def state_dict(self: GradScaler) -> dict:
     "scale, growth_factor, backoff_factor, growth_interval and _growth_tracker ({} when disabled)."
@@ -317,6 +318,7 @@ def load_state_dict(self: GradScaler, state_dict: dict) -> None:
     self._growth_interval, self._init_growth_tracker = state_dict["growth_interval"], state_dict["_growth_tracker"]
     if self._growth_tracker is not None: self._growth_tracker.fill_(state_dict["_growth_tracker"])
 
+# %% ../../nbs/24a_grad_scaler.ipynb #3bea45ad
 @patch
 def __getstate__(self: GradScaler) -> dict:
     state = self.__dict__.copy()

@@ -74,6 +74,7 @@ _IN_FLOAT32 = {'layer_norm', 'softmax', 'log_softmax', 'cross_entropy'}
 # backward. (`decompose`, for inference, still splits it: chapter 26 finds the contraction in sum(mul).)
 _KEEP_WHOLE = {'bmm'}
 
+# %% ../../nbs/25c_aot_autograd.ipynb #1c349f53
 def _shift(x: Tensor, dim) -> Tensor:
     "A row's max, subtracted before `exp` for range only: a constant to autograd (no gradient flows through the max)."
     with no_grad(): return x.amax(dim, keepdim=True)
@@ -99,6 +100,7 @@ _JOINT_RULES = {'softmax': lambda x, dim, dtype=None: _softmax(x, dim, dtype),
                 'log_softmax': lambda x, dim, dtype=None: _softmax(x, dim, dtype, log=True),
                 'cross_entropy': _cross_entropy}
 
+# %% ../../nbs/25c_aot_autograd.ipynb #2fd268ef
 def _decomposition(name: str) -> Callable:
     "The dispatcher's decomposition of op `name`; the normalising ones compute float16/bfloat16 inputs in float32."
     rule = _JOINT_RULES.get(name, decompositions[name])
@@ -278,6 +280,7 @@ def cse(g: Graph) -> int:
         else: seen[k] = n
     return gone
 
+# %% ../../nbs/25c_aot_autograd.ipynb #7dd287c3
 def _build(fn, inputs, partition_fn, params=(), allowed=frozenset()):
     joint, num_outs, rg = make_joint(fn, list(inputs), params)
     cse(joint)
@@ -310,6 +313,7 @@ def _build(fn, inputs, partition_fn, params=(), allowed=frozenset()):
     run.partition, run.joint = part, joint
     return run
 
+# %% ../../nbs/25c_aot_autograd.ipynb #938314a6
 def aot_eager(gm: GraphModule, example_inputs: list, partition_fn: Callable = default_partition) -> Callable:
     "The `aot_eager` backend: AOT autograd around the captured graph, the graphs themselves run eagerly."
     layers = [m for m in vars(gm).values() if isinstance(m, minitorch.nn.Module)]

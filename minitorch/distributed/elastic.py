@@ -64,8 +64,8 @@ _LAUNCHER_VALUED = {"--nproc-per-node", "--nproc_per_node", "--nnodes", "--hostf
                     "--master_addr", "--master-port", "--master_port", "--timeout"}
 
 
-def parse_args(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
-    "Split `argv` into the elastic options and the launcher's command line (options, script, script arguments)."
+def _parser() -> argparse.ArgumentParser:
+    "The elastic options, with torchrun's spellings (dashes or underscores)."
     p = argparse.ArgumentParser(prog="python -m minitorch.distributed.elastic",
                                 description="Restart a failed minitorch.distributed.run job up to --max-restarts times.")
     p.add_argument("--max-restarts", "--max_restarts", type=int, default=0)
@@ -75,6 +75,11 @@ def parse_args(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
     p.add_argument("--rdzv-endpoint", "--rdzv_endpoint", default=None, help="HOST:PORT of the rendezvous")
     p.add_argument("--rdzv-backend", "--rdzv_backend", default="c10d")
     p.add_argument("--rdzv-conf", "--rdzv_conf", default="", help="join_timeout=600,last_call_timeout=30")
+    return p
+
+
+def _split_argv(argv: list[str]) -> tuple[list[str], list[str]]:
+    "(our options, the launcher's command line): ours are taken wherever they stand before the script."
     mine, rest, i = [], [], 0
     while i < len(argv):
         a, name = argv[i], argv[i].split("=")[0]
@@ -90,10 +95,11 @@ def parse_args(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
             rest.append(a); i += 1
         else:
             rest += argv[i:]; break
-    ns = p.parse_args(mine)
-    conf = dict(kv.split("=", 1) for kv in ns.rdzv_conf.split(",") if kv)
-    ns.join_timeout, ns.last_call_timeout = float(conf.get("join_timeout", 600)), float(conf.get("last_call_timeout", 30))
-    ns.min_nodes = ns.max_nodes = None
+    return mine, rest
+
+# %% ../../nbs/22f_elastic.ipynb #e6d8f446
+def _take_nnodes(ns: argparse.Namespace, rest: list[str]) -> None:
+    "`--nnodes MIN:MAX` with a rendezvous: the range goes to `ns` and leaves `rest`; without one it must be one number."
     for j, a in enumerate(rest):
         if a.split("=")[0] == "--nnodes":
             value = a.split("=", 1)[1] if "=" in a else rest[j + 1]
@@ -103,12 +109,22 @@ def parse_args(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
                 if not 1 <= ns.min_nodes <= ns.max_nodes:
                     raise ValueError(f"--nnodes {value}: need 1 <= MIN <= MAX")
                 del rest[j: j + (1 if "=" in a else 2)]
-                break
+                return
             if hi and int(lo) != int(hi):
                 raise ValueError("--nnodes MIN:MAX with MIN < MAX needs a rendezvous to admit nodes: "
                                  "give --rdzv-endpoint HOST:PORT")
             rest[j] = f"--nnodes={hi or lo}" if "=" in a else a
             if "=" not in a: rest[j + 1] = hi or lo
+
+
+def parse_args(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
+    "Split `argv` into the elastic options and the launcher's command line (options, script, script arguments)."
+    mine, rest = _split_argv(argv)
+    ns = _parser().parse_args(mine)
+    conf = dict(kv.split("=", 1) for kv in ns.rdzv_conf.split(",") if kv)
+    ns.join_timeout, ns.last_call_timeout = float(conf.get("join_timeout", 600)), float(conf.get("last_call_timeout", 30))
+    ns.min_nodes = ns.max_nodes = None
+    _take_nnodes(ns, rest)
     return ns, rest
 
 # %% ../../nbs/22f_elastic.ipynb #98e957d3
@@ -122,7 +138,7 @@ def _readline(conn: socket.socket, timeout: float | None) -> str:
         data += chunk
     return data.decode().strip()
 
-
+# %% ../../nbs/22f_elastic.ipynb #7888e7be
 def _host_rendezvous(srv: socket.socket, lo: int, hi: int, join_timeout: float, last_call: float) -> list:
     "Admit agents until `hi` joined, or `lo` joined and the last call ran out; [(conn, hostname)], this agent first."
     members, start, formed_at = [(None, socket.gethostname())], time.monotonic(), None
@@ -161,7 +177,6 @@ def _host_rendezvous(srv: socket.socket, lo: int, hi: int, join_timeout: float, 
     srv.settimeout(None)
     threading.Thread(target=turn_away, daemon=True).start()
     return members
-
 
 # %% ../../nbs/22f_elastic.ipynb #09adf196
 def _join_rendezvous(host: str, port: int, join_timeout: float) -> tuple[socket.socket, int, int]:
@@ -202,7 +217,7 @@ def rendezvous(endpoint: str, min_nodes: int, max_nodes: int, join_timeout: floa
 def _log(msg: str) -> None:
     print(f"[minitorch.distributed.elastic {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
 
-
+# %% ../../nbs/22f_elastic.ipynb #e8a25187
 def main(argv: list[str] | None = None) -> int:
     "Run the job; while it fails and restarts are left, start the whole group again. The last exit code."
     try:
@@ -237,7 +252,7 @@ def main(argv: list[str] | None = None) -> int:
         return code
     return _attempts(a, rest)
 
-
+# %% ../../nbs/22f_elastic.ipynb #00a89332
 def _rest_for_nodes(rest: list[str], hosts: list[str]) -> list[str]:
     "The launcher's options for the nodes that joined: all ranks here, or a host file over the machines."
     per_node, out, i = 1, [], 0
@@ -251,7 +266,7 @@ def _rest_for_nodes(rest: list[str], hosts: list[str]) -> list[str]:
     hostfile.write_text("".join(f"{h} slots={per_node}\n" for h in hosts))
     return ["--nproc-per-node", str(per_node), "--nnodes", str(len(hosts)), "--hostfile", str(hostfile), *out, *rest[i:]]
 
-
+# %% ../../nbs/22f_elastic.ipynb #55bb67a3
 def _attempts(a: argparse.Namespace, rest: list[str]) -> int:
     "The restart loop."
     code = 1
