@@ -149,18 +149,19 @@ def _reduce_np(x: np.ndarray, dim: int, idx: np.ndarray, s: np.ndarray, reduce: 
     if not idx.size: return out
     key = _full_coords(idx, dim)
     sv = s[tuple(slice(0, n) for n in idx.shape)]
-    if not include_self:
+    flt = out.dtype.kind in 'fc' or out.dtype.name == 'bfloat16'   # (numpy calls bfloat16 a kind of its own)
+    if not include_self:   # start from the reduction's identity: 0, 1, or the dtype's lowest/highest value
         fill = {'sum': 0, 'mean': 0, 'prod': 1}.get(reduce)
-        if fill is None:
-            big = np.inf if out.dtype.kind in 'fc' else np.iinfo(out.dtype).max
-            fill = -big if reduce == 'amax' else big
+        if fill is None and out.dtype.kind == 'b': fill = reduce == 'amin'
+        elif fill is None and flt: fill = -np.inf if reduce == 'amax' else np.inf
+        elif fill is None: fill = np.iinfo(out.dtype).min if reduce == 'amax' else np.iinfo(out.dtype).max
         out[key] = fill
     _REDUCE[reduce].at(out, key, sv)
     if reduce == 'mean':
         cnt = np.full(out.shape, 1 if include_self else 0, np.int64)
         np.add.at(cnt, key, 1)
         cnt[cnt == 0] = 1
-        out = (out / cnt).astype(out.dtype) if out.dtype.kind in 'fc' else out // cnt
+        out = (out / cnt).astype(out.dtype) if flt else out // cnt
     return out
 
 # %% ../nbs/08cab_scatter.ipynb #5b7a7b5a
@@ -242,9 +243,19 @@ def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: 
         return scatter_reduce(input.reshape(1), 0, index.reshape(-1), src.reshape(-1), reduce,
                               include_self=include_self).reshape(())
     d = normalize_dim(dim, input.ndim)
+    _scatter_reduce_kernel(input, index, reduce)
     from minitorch.backends import _check_gather_index
     _check_gather_index(index.detach().cpu().numpy(), d, input.shape[d])
     return ScatterReduce.apply(input, d, index, src, reduce, include_self)
+
+def _scatter_reduce_kernel(input: Tensor, index: Tensor, reduce: str) -> None:
+    "PyTorch's CPU kernel has no bool `mean` (an empty index still divides: div_floor's error) and no complex amax/amin."
+    if input.dtype is dt.bool and reduce == 'mean':
+        k = 'scatter_gather_tensor_cpu_reduce_mean' if index.numel() else 'div_floor_cpu'
+    elif input.dtype.is_complex and reduce in ('amax', 'amin') and index.numel():
+        k = f'scatter_gather_tensor_cpu_reduce_{reduce}'
+    else: return
+    raise NotImplementedError(f"\"{k}\" not implemented for '{_legacy(input.dtype)}'")
 
 def _scatter_reduce_(self: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *,
                      include_self: bool = True) -> Tensor:

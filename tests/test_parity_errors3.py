@@ -71,3 +71,35 @@ def test_inplace_comparison_checks_shape_before_kernel(op, dtype, sa, sb):
     t, m = run(torch), run(minitorch)
     assert t is not None and m is not None and m[0] is t[0]
     assert m[1] == t[1]
+
+
+@pytest.mark.parametrize('dtype,reduce,n', [('bool', 'mean', 2), ('bool', 'mean', 0), ('complex64', 'amax', 2),
+                                            ('complex128', 'amin', 1), ('complex64', 'amax', 0)])
+def test_scatter_reduce_kernel_dtypes(dtype, reduce, n):
+    def run(lib):
+        d = getattr(lib, dtype)
+        x, i, s = lib.zeros(3, dtype=d), lib.zeros(n, dtype=lib.int64), lib.ones(n, dtype=d)
+        return _err(lambda: x.scatter_reduce(0, i, s, reduce))
+    t, m = run(torch), run(minitorch)
+    assert (t is None) == (m is None)
+    if t is not None: assert m[0] is t[0] and m[1] == t[1]
+
+
+@pytest.mark.parametrize('dtype', ['bool', 'uint8', 'int8', 'int64', 'bfloat16', 'float16', 'float32'])
+@pytest.mark.parametrize('reduce', ['amax', 'amin', 'mean', 'prod', 'sum'])
+@pytest.mark.parametrize('include_self', [True, False])
+def test_scatter_reduce_identities(dtype, reduce, include_self):
+    if dtype == 'bool' and reduce == 'mean': return
+    vals, src, idx = [5, 3, 0, 1], [1, 2, 7, 0, 4], [0, 0, 2, 3, 3]
+    def run(lib):
+        d = getattr(lib, dtype)
+        x, s = lib.tensor(vals).to(d), lib.tensor(src).to(d)
+        return x.scatter_reduce(0, lib.tensor(idx), s, reduce, include_self=include_self).float().tolist()
+    assert run(minitorch) == run(torch)
+
+
+def test_scatter_reduce_bfloat16_mean():
+    def run(lib):
+        x, s = lib.tensor([1., 2.], dtype=lib.bfloat16), lib.tensor([1.5, 2.5, 3.], dtype=lib.bfloat16)
+        return x.scatter_reduce(0, lib.tensor([0, 0, 1]), s, 'mean').float().tolist()
+    assert run(minitorch) == run(torch)
