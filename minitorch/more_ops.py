@@ -14,7 +14,7 @@ from .ops import (where, exp, log, log1p, sqrt, sin, abs, trunc, isnan, isinf, i
                   maximum, minimum, clamp, pow, cos, isfinite, check_kernel, need_tensors, need_input_tensor, opmath, torch_name, binary_forward,
                   _result_type, _cj, _write_out)
 from .autograd import Function
-from .tensor_data import ConjStorage
+from .tensor_data import ConjStorage, view_strides
 from .ops import unary_forward
 from .reductions import sum, mm, mv, bmm, outer, return_types, matmul, _rtype
 from .views import narrow, cat, stack, gather, sort, reshape, flatten
@@ -70,14 +70,43 @@ def inner(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
     if input.dim() == 0 or other.dim() == 0: return input * other
     return tensordot(input, other, ([-1], [-1]))
 
+def _iter_perm(shape: tuple, operands: list) -> list:
+    "TensorIterator's dims order, fastest first, for an output of `shape` from the operands' (shape, strides)."
+    n = len(shape)
+    ops = [tuple(0 if (s == 1 and shape[i] != 1) else st for i, (s, st) in enumerate(zip(sh, sts)))
+           for sh, sts in operands]
+    def swap(d0, d1):
+        for st in ops:
+            s0, s1 = st[d0], st[d1]
+            if s0 == 0 or s1 == 0: continue
+            if s0 < s1: return -1
+            if s0 > s1: return 1
+            if shape[d0] > shape[d1]: return 1
+        return 0
+    perm = list(range(n - 1, -1, -1))   # perm[0]: the fastest dim
+    for i in range(1, n):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            c = swap(perm[d0], perm[d1])
+            if c > 0: perm[d0], perm[d1] = perm[d1], perm[d0]; d1 = d0
+            elif c < 0: break
+    return perm
+
 def kron(input: Tensor, other: Tensor) -> Tensor:
-    "Kronecker product."
+    "Kronecker product: PyTorch multiplies interleaved views, then *views* the product (which may fail)."
     n = builtins.max(input.dim(), other.dim())
     a = input.reshape(*([1] * (n - input.dim())), *input.shape)
     b = other.reshape(*([1] * (n - other.dim())), *other.shape)
     ai = a.reshape(*[s for i in range(n) for s in (a.shape[i], 1)])
     bi = b.reshape(*[s for i in range(n) for s in (1, b.shape[i])])
-    return (ai * bi).reshape(*[a.shape[i] * b.shape[i] for i in range(n)])
+    shape = tuple(s for i in range(n) for s in (a.shape[i], b.shape[i]))
+    out = [a.shape[i] * b.shape[i] for i in range(n)]
+    p = ai * bi
+    if 0 in shape: return p.reshape(*out)
+    perm = _iter_perm(shape, [(tuple(ai.shape), ai.stride()), (tuple(bi.shape), bi.stride())])
+    order = perm[::-1]                    # torch's product is laid out in this order (slowest first)...
+    inv = [order.index(d) for d in range(len(shape))]
+    return p.permute(*order).contiguous().permute(*inv).view(*out)   # ...and viewed: this may raise, as in torch
 
 def cross(input: Tensor, other: Tensor, dim: int | None = None, *, out: Any = None) -> Tensor:
     "Cross product of 3-vectors along `dim` (default: the first dim of size 3, with a warning in PyTorch)."

@@ -111,3 +111,29 @@ def test_large_conj_view_numba_paths():
     close(x.conj().exp(), tx.conj().exp())
     close(x.conj().sum(0), tx.conj().sum(0))
     close((x.conj() == x).any(1), (tx.conj() == tx).any(1))
+
+
+# ---- 08db: kron views torch's product (laid out by TensorIterator), so it raises where torch does
+def _layout(lib, shape, how):
+    n = int(np.prod(shape))
+    if how == 't' and len(shape) >= 2:
+        return lib.tensor(np.arange(n, dtype=np.float32)).reshape(*shape[:-2], shape[-1], shape[-2]).transpose(-1, -2)
+    if how == 's':
+        return lib.tensor(np.arange(2 * n, dtype=np.float32)).reshape(*shape[:-1], 2 * shape[-1])[..., ::2]
+    return lib.tensor(np.arange(n, dtype=np.float32)).reshape(*shape)
+
+
+@pytest.mark.parametrize("sa,sb", [((3, 3), (2, 3)), ((2, 3), (1, 2)), ((3,), (2, 2)), ((2, 2, 2), (3,)),
+                                   ((3, 1), (2, 2)), ((1, 3), (3, 1)), ((2, 2), (1,))])
+@pytest.mark.parametrize("la,lb", [('c', 't'), ('t', 'c'), ('t', 't'), ('s', 't'), ('t', 's'), ('c', 'c')])
+def test_kron_layouts(sa, sb, la, lb):
+    A, B, a, b = _layout(torch, sa, la), _layout(torch, sb, lb), _layout(mt, sa, la), _layout(mt, sb, lb)
+    try:
+        r = torch.kron(A, B)
+    except RuntimeError:
+        with pytest.raises(RuntimeError, match="view size is not compatible"):
+            mt.kron(a, b)
+        return
+    m = mt.kron(a, b)
+    np.testing.assert_array_equal(np.asarray(m), r.numpy())
+    assert m.stride() == r.stride()
