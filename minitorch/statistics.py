@@ -101,11 +101,53 @@ def logcumsumexp(input: Tensor, dim: int, *, out: Any = None) -> Tensor:
     x = input
     if x.dim() == 0: return x.clone()
     d = dim % x.dim()
-    L = x.shape[d]
-    if L == 0: return x.clone()
-    outs = [x.select(d, 0)]
-    for j in range(1, L): outs.append(logaddexp(outs[-1], x.select(d, j)))
-    return stack(outs, d)
+    if x.shape[d] == 0: return x.clone()
+    return _LogCumSumExp.apply(x, d)
+
+def _lae_real(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    "PyTorch's `_log_add_exp_helper` (x the new element, y the running value): std::min/max, NaN in y wins."
+    ny = np.isnan(y)
+    mn = np.where(ny, y, np.where(y < x, y, x)); mx = np.where(ny, y, np.where(x < y, y, x))
+    return np.where((mn != mx) | np.isfinite(mn), np.log1p(np.exp(mn - mx)) + mx, x)
+
+def _lae_complex(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    "The complex helper: min/max by real part, NaN anywhere gives NaN, equal infinite real parts handled apart."
+    nx, ny = np.isnan(x.real) | np.isnan(x.imag), np.isnan(y.real) | np.isnan(y.imag)
+    lt = x.real < y.real
+    mn = np.where(ny, y, np.where(nx, x, np.where(lt, x, y))); mx = np.where(ny, y, np.where(nx, x, np.where(lt, y, x)))
+    r = np.log1p(np.exp(mn - mx)) + mx
+    same_inf = ~np.isfinite(mn.real) & (mn.real == mx.real)
+    r = np.where(same_inf, np.where(mn.real < 0, mn, np.log(np.exp(mn) + np.exp(mx))), r)
+    return np.where(nx | ny, complex(math.nan, math.nan), r)
+
+class _LogCumSumExp(Function):
+    "PyTorch's kernel: a running value in the accumulate type (float32 for 16-bit floats) from -inf, each step"\
+    " rounded to the dtype on the way out; the backward is PyTorch's `logcumsumexp_backward`."
+    _node_name = 'LogcumsumexpBackward0'
+    @staticmethod
+    def forward(ctx, x, d):
+        v = np.moveaxis(x.detach().cpu().numpy(), d, 0)
+        acc = np.complex128 if v.dtype == np.complex128 else np.complex64 if v.dtype.kind == 'c' else \
+            np.float64 if v.dtype == np.float64 else np.float32
+        f = _lae_complex if v.dtype.kind == 'c' else _lae_real
+        cum, out = np.full(v.shape[1:], -np.inf, acc), np.empty(v.shape, acc)
+        with np.errstate(all='ignore'):
+            for j in range(v.shape[0]):
+                cum = f(v[j].astype(acc), cum).astype(acc); out[j] = cum
+        r = tensor(np.ascontiguousarray(np.moveaxis(out, 0, d)), device=x.device).to(x.dtype)
+        ctx.d = d
+        ctx.save_for_backward(x, r)
+        return r
+    @staticmethod
+    def backward(ctx, g):
+        x, r = ctx.saved_tensors
+        d = ctx.d
+        if g.numel() == 0: return g, None
+        rev = lambda t: logcumsumexp(t.flip(d), d).flip(d)
+        if g.dtype.is_complex: return (rev(g.conj().log() - r) + x).exp().conj(), None
+        lo, la = dt.finfo(g.dtype).min, g.abs().log()
+        pos, neg = where(g > 0, la, lo), where(g < 0, la, lo)
+        return (rev(pos - r) + x).exp() - (rev(neg - r) + x).exp(), None
 
 # %% ../nbs/08da_statistics.ipynb #b1d3fb6c
 if not hasattr(return_types, 'nanmedian'): return_types.nanmedian = _rtype('nanmedian')

@@ -50,6 +50,7 @@ def _flat(x: TensorData, bk: Any) -> TensorData:
     td.storage, td.shape, td.strides, td.offset = x.storage, (n,), (1,), x.offset
     return td
 
+# %% ../nbs/08b_reductions.ipynb #3782b2cd
 def reduce_data(op: str, x: Tensor, dims: tuple, keepdim: bool, out_dtype: dtype, in_dtype: dtype | None = None) -> Tensor:
     "Reduce tensor `x` over `dims` with backend op `op`, without history."
     bk = get_backend(x._device.type)
@@ -106,6 +107,7 @@ def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: dtype |
     od = dtype or _sum_dtype(input.dtype)
     return (_SumAll if dim is None else Sum).apply(input, dims, keepdim, od)
 
+# %% ../nbs/08b_reductions.ipynb #ccb45dc3
 class Mean(Function):
     "Mean over dims: sum / n; the gradient is g / n broadcast back."
     _node_name = 'MeanBackward1'
@@ -140,6 +142,7 @@ def _legacy(d: dtype) -> str:
             'int32': 'Int', 'int16': 'Short', 'int8': 'Char', 'uint8': 'Byte', 'bool': 'Bool',
             'complex64': 'ComplexFloat', 'complex128': 'ComplexDouble', 'complex32': 'ComplexHalf'}[d.name]
 
+# %% ../nbs/08b_reductions.ipynb #6d03a773
 class Prod(Function):
     "Product over one dim (or all); gradient: product of the other elements."
     _node_name = 'ProdBackward1'
@@ -222,6 +225,7 @@ def _var_grad(g: Tensor, x: Tensor, dims: tuple, c: Any, keepdim: bool, every: b
     k = 2.0 / dof if dof else math.copysign(math.inf, dof)
     return k * g * (x - mean(x, dims, keepdim=True))
 
+# %% ../nbs/08b_reductions.ipynb #39ea2de2
 class _Var(Function):
     "The variance, with PyTorch's `var_backward`: (2/dof) g (x - mean), or g * (NaN where x == mean, else inf) when"\
     " dof <= 0 over all elements (one formula, so an inf input gives inf gradients where the chain rule would give NaN)."
@@ -260,6 +264,7 @@ class _Var(Function):
         dof = ctx.n - ctx.c
         return sum(p, ctx.dims, keepdim=ctx.keepdim) * (2.0 / dof if dof else math.inf)
 
+# %% ../nbs/08b_reductions.ipynb #f3849501
 class _StdSqrt(Function):
     "The square root that ends `std` (and the 2-norm): where it is 0 its derivative is 0 (PyTorch masks it), not inf."
     _node_name = 'StdBackward0'
@@ -301,6 +306,7 @@ def _var_welford(input: Tensor, dim: Any, unbiased: Any, keepdim: bool, correcti
         return _var_welford(input.float(), dim, unbiased, keepdim, correction).to(input.dtype)
     return _Var.apply(input, _dims(dim, input.ndim), _correction(unbiased, correction), keepdim, dim is None, True)
 
+# %% ../nbs/08b_reductions.ipynb #012abdb1
 class _VarMeanC(Function):
     "Complex var_mean/std_mean as one node: PyTorch adds the mean's gradient to var's (real) one in that order, so a"\
     " NaN var gradient leaves the mean's imaginary part alone."
@@ -340,6 +346,7 @@ class _VarMeanC(Function):
 
 class _StdMeanC(_VarMeanC): _node_name = 'StdMeanBackward0'
 
+# %% ../nbs/08b_reductions.ipynb #6fccdc94
 class _Value(Function):
     "`v` in the forward, `m`'s gradient in the backward: a value PyTorch's kernel rounds differently, same derivative."
     @staticmethod
@@ -372,6 +379,7 @@ def _mean_parts(input: Tensor, dim: Any, keepdim: bool) -> Tensor:
     from minitorch.complex_autograd import view_as_real, view_as_complex
     return view_as_complex(_welford_mean(view_as_real(input), dims, keepdim))
 
+# %% ../nbs/08b_reductions.ipynb #8b71547d
 def std_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
              correction: Any = None) -> tuple[Tensor, Tensor]:
     "(std, mean)."
@@ -449,6 +457,7 @@ def _cumprod_grad(x: Tensor, y: Tensor, g: Tensor, d: int) -> Tensor:
     prev = cat([ones_like(y.narrow(d, 0, 1)), _cj(y).narrow(d, 0, x.shape[d] - 1)], d)
     return where(first, s * prev, gx)
 
+# %% ../nbs/08b_reductions.ipynb #72090177
 def cumprod(input: Tensor, dim: int, *, dtype: dtype | None = None, out: Any = None) -> Tensor:
     "Running product along `dim`."
     od = _scan_dtype(input, dtype, 'cumprod')

@@ -79,3 +79,23 @@ def test_std_mean_after_std_grad():
     v2, mu2 = mt.std_mean(m.expand(5, 4).std(dim=-1), unbiased=True, dim=0)
     (v2 + mu2).backward()
     torch.testing.assert_close(torch.from_numpy(m.grad.numpy().copy()), x.grad)
+
+
+@pytest.mark.parametrize('d', ['float16', 'bfloat16', 'float32', 'float64', 'complex64', 'complex128'])
+def test_logcumsumexp_follows_torchs_kernel(d):
+    "A float32 running value for 16-bit inputs, the complex helper's NaN/inf rules, and torch's backward formula."
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(4, 7, generator=g, dtype=torch.float64) * 3
+    if d.startswith('complex'): x = torch.complex(x, torch.randn(4, 7, generator=g, dtype=torch.float64))
+    x = x.to(getattr(torch, d))
+    x[1, 2], x[2, 0], x[3, 3] = float('inf'), float('-inf'), float('nan')
+    tx = x.clone().requires_grad_()
+    mx = mt.tensor(x.to(torch.complex128 if d.startswith('complex') else torch.float64).numpy()).to(getattr(mt, d))
+    mx.requires_grad_()
+    rt, rm = tx.logcumsumexp(1), mx.logcumsumexp(1)
+    as_t = lambda t: torch.from_numpy(t.detach().to(mt.complex128 if d.startswith('complex') else mt.float64).numpy().copy())
+    torch.testing.assert_close(as_t(rm).to(rt.dtype), rt.detach(), equal_nan=True)
+    if d in ('float16', 'bfloat16'): return
+    gg = torch.randn(rt.shape, generator=g, dtype=torch.float64).to(rt.dtype)
+    rt.backward(gg); rm.backward(mt.tensor(gg.numpy()))
+    torch.testing.assert_close(as_t(mx.grad).to(tx.grad.dtype), tx.grad, equal_nan=True)

@@ -146,6 +146,7 @@ def _im2col_pair(v: Any, name: str) -> tuple:
     if len(v) != 2: raise RuntimeError(f"It is expected {name} equals to 2, but got size {len(v)}")
     return tuple(v)
 
+# %% ../../nbs/11_nn_unfold_conv.ipynb #26914918
 def _im2col_check(input: Tensor, k: tuple, d: tuple, p: tuple, s: tuple) -> None:
     "PyTorch's im2col shape checks, in its order: the sizes, then the input's rank and dims, then the output's size."
     checks = ((k, 0, 'kernel size should be greater than zero', 'kernel'),
@@ -228,6 +229,7 @@ def _skip_padding(out: Tensor, cols: Tensor, weight: Tensor, bias: Tensor | None
     if bias is not None: v = v + bias.detach().to(minitorch.float64).numpy().reshape(1, O, 1, 1)
     return _Value.apply(out, minitorch.tensor(v, dtype=out.dtype, device=out.device))
 
+# %% ../../nbs/11_nn_unfold_conv.ipynb #2722e7dc
 def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: int | tuple = 1,
            padding: int | tuple | str = 0, dilation: int | tuple = 1, groups: int = 1) -> Tensor:
     "2-D convolution (cross-correlation) of `(N, C, H, W)` with `weight (O, C/groups, kh, kw)`: unfold + matmul."
@@ -396,6 +398,7 @@ def _repeat_heads(x: Tensor, r: int) -> Tensor:
 def _causal_mask(L: int, S: int) -> np.ndarray:
     return np.tril(np.ones((L, S), dtype=bool))
 
+# %% ../../nbs/12_attention.ipynb #4c943bff
 def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None = None,
                                  dropout_p: float = 0.0, is_causal: bool = False, scale: float | None = None,
                                  enable_gqa: bool = False) -> Tensor:

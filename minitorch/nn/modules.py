@@ -1250,6 +1250,7 @@ def _float_mask(mask: Tensor | None, dtype: Any) -> Tensor | None:
     return minitorch.where(mask, minitorch.full((), -math.inf, dtype=dtype, device=mask.device),
                            minitorch.zeros((), dtype=dtype, device=mask.device))
 
+# %% ../../nbs/12_attention.ipynb #dbcd2603
 class MultiheadAttention(Module):
     "Multi-head attention with PyTorch's parameters (`in_proj_weight`, `in_proj_bias`, `out_proj`)."
     def __init__(self, embed_dim: int, num_heads: int, dropout: float = 0.0, bias: bool = True,
@@ -1287,15 +1288,19 @@ class MultiheadAttention(Module):
         self.add_zero_attn = add_zero_attn
         self._reset_parameters()
 
-    def _reset_parameters(self) -> None:
-        if self._qkv_same_embed_dim: init.xavier_uniform_(self.in_proj_weight)
-        else:
-            for w in (self.q_proj_weight, self.k_proj_weight, self.v_proj_weight): init.xavier_uniform_(w)
-        if self.in_proj_bias is not None:
-            init.constant_(self.in_proj_bias, 0.0)
-            init.constant_(self.out_proj.bias, 0.0)
-        if self.bias_k is not None: init.xavier_normal_(self.bias_k)
-        if self.bias_v is not None: init.xavier_normal_(self.bias_v)
+# %% ../../nbs/12_attention.ipynb #b3004392
+def _mha_reset_parameters(self: MultiheadAttention) -> None:
+    "Xavier-uniform projections, zero biases, Xavier-normal `bias_k`/`bias_v` (PyTorch's `_reset_parameters`)."
+    if self._qkv_same_embed_dim: init.xavier_uniform_(self.in_proj_weight)
+    else:
+        for w in (self.q_proj_weight, self.k_proj_weight, self.v_proj_weight): init.xavier_uniform_(w)
+    if self.in_proj_bias is not None:
+        init.constant_(self.in_proj_bias, 0.0)
+        init.constant_(self.out_proj.bias, 0.0)
+    if self.bias_k is not None: init.xavier_normal_(self.bias_k)
+    if self.bias_v is not None: init.xavier_normal_(self.bias_v)
+
+MultiheadAttention._reset_parameters = _mha_reset_parameters
 
 # %% ../../nbs/12_attention.ipynb #ad6c22df
 def _mha_project(self: MultiheadAttention, query: Tensor, key: Tensor, value: Tensor) -> tuple:
@@ -1311,6 +1316,7 @@ def _mha_project(self: MultiheadAttention, query: Tensor, key: Tensor, value: Te
     return (F.linear(query, self.q_proj_weight, bq), F.linear(key, self.k_proj_weight, bk),
             F.linear(value, self.v_proj_weight, bv))
 
+# %% ../../nbs/12_attention.ipynb #be05d8e2
 def _mha_forward(self: MultiheadAttention, query: Tensor, key: Tensor, value: Tensor,
                  key_padding_mask: Tensor | None = None, need_weights: bool = True, attn_mask: Tensor | None = None,
                  average_attn_weights: bool = True, is_causal: bool = False) -> tuple[Tensor, Tensor | None]:
@@ -1371,6 +1377,7 @@ def _mha_forward(self: MultiheadAttention, query: Tensor, key: Tensor, value: Te
     elif self.batch_first: out = out.transpose(0, 1)
     return out, attn
 
+# %% ../../nbs/12_attention.ipynb #36e21d49
 MultiheadAttention.forward = _mha_forward
 
 # %% ../../nbs/12_attention.ipynb #665de8ac
