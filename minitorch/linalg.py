@@ -151,8 +151,9 @@ def matrix_exp(A: Tensor) -> Tensor:
     "The matrix exponential (scaling and squaring with a Taylor series)."
     if not (A.dtype.is_floating_point or A.dtype.is_complex):
         raise RuntimeError(f"linalg.matrix_exp: Expected a floating point or complex tensor as input. Got {_legacy(A.dtype)}")
-    _check(A, 'linalg.matrix_exp', square=True, low='none') if A.dtype not in (dt.float16, dt.bfloat16) else None
-    if A.dtype in (dt.float16, dt.bfloat16): return MatrixExp.apply(A.float()).to(A.dtype)
+    low = A.dtype in (dt.float16, dt.bfloat16)   # (16-bit floats run in float32, after the same shape checks)
+    _check(A.float() if low else A, 'linalg.matrix_exp', square=True, low='none')
+    if low: return MatrixExp.apply(A.float()).to(A.dtype)
     return MatrixExp.apply(A)
 
 # %% ../nbs/21d_linalg_more.ipynb #13b56857
@@ -160,13 +161,14 @@ def matrix_power(A: Tensor, n: int, *, out: Any = None) -> Tensor:
     "A to the integer power n (n = 0: identity; n < 0: the power of the inverse)."
     if A.dim() < 2: raise RuntimeError(f"linalg.matrix_power: The input tensor A must have at least 2 dimensions.")
     _sq(A, 'linalg.matrix_power')
-    if n == 0: return _eye_like(A).clone() if A.dtype.is_floating_point or A.dtype.is_complex else _eye_like(A.double()).to(A.dtype)
+    if n == 0:   # a copy of A overwritten by I: the result stays in A's graph (a zero gradient), as torch's
+        return A.clone().copy_(_eye_like(A if A.dtype.is_floating_point or A.dtype.is_complex else A.double()))
     if n < 0: A, n = inv(A), -n
     result, z = None, A
     while True:   # binary powering, as PyTorch
         if n & 1: result = z if result is None else result @ z
         n >>= 1
-        if not n: return result
+        if not n: return result if result is not A else A.clone()   # A**1 is a new tensor, never A itself
         z = z @ z
 
 # %% ../nbs/21d_linalg_more.ipynb #e2d9a6c4
@@ -341,10 +343,13 @@ def lu_unpack(LU: Tensor, pivots: Tensor, unpack_data: bool = True, unpack_pivot
     m, n = LU.shape[-2:]
     k = min(m, n)
     bs = tuple(LU.shape[:-2])
-    L = LU[..., :, :k].tril(-1) + eye(m, k, dtype=LU.dtype, device=LU.device)
-    U = LU[..., :k, :].triu()
-    P = _out(_perm(_host_numpy(pivots).reshape(-1, k), m).astype(_host_numpy(LU).dtype), bs, LU.device)
-    return _LUT(P, L, U)
+    if unpack_data:   # what was not asked for comes back empty, shape (0,), as torch's
+        L = LU[..., :, :k].tril(-1) + eye(m, k, dtype=LU.dtype, device=LU.device)
+        U = LU[..., :k, :].triu()
+    else: L, U = LU.reshape(-1)[:0].clone(), LU.reshape(-1)[:0].clone()   # (still in LU's graph, as torch's)
+    if not unpack_pivots: return _LUT(LU.new_zeros((0,)), L, U)
+    piv = _host_numpy(pivots).reshape(int(np.prod(bs)), k)
+    return _LUT(_out(_perm(piv, m).astype(_host_numpy(LU).dtype), bs, LU.device), L, U)
 
 # %% ../nbs/21d_linalg_more.ipynb #bfd36064
 class LU(Function):

@@ -20,8 +20,9 @@ from .linalg_kernels import (_batch, _check, _chol_kernel, _eigh_np, _lu_np, _lu
 
 # %% auto #0
 __all__ = ['Inv', 'inv_ex', 'inv', 'Det', 'det', 'SlogDet', 'slogdet', 'Solve', 'solve_ex', 'solve', 'SolveTriangular',
-           'solve_triangular', 'Cholesky', 'cholesky_solve', 'cholesky_inverse', 'cholesky_ex', 'cholesky', 'QR', 'qr',
-           'geqrf', 'householder_product', 'Eigh', 'eigh', 'eigvalsh', 'SVD', 'svd', 'SvdVals', 'svdvals']
+           'solve_triangular', 'Cholesky', 'CholeskySolve', 'cholesky_solve', 'cholesky_inverse', 'cholesky_ex',
+           'cholesky', 'QR', 'qr', 'geqrf', 'householder_product', 'Eigh', 'eigh', 'eigvalsh', 'SVD', 'svd', 'SvdVals',
+           'svdvals']
 
 # %% ../nbs/21c_linalg_functions.ipynb #e172205f
 def _sq(A: Tensor, name: str) -> None:
@@ -174,7 +175,7 @@ class SlogDet(Function):
             s = np.where(np.any(ad == 0, axis=-1), 0, s).astype(a.dtype)
             S, L = _out(s, bs, A.device), _out(la.astype(np.finfo(a.dtype).dtype), bs, A.device)
         ctx.save_for_backward(A, S)
-        if not A.dtype.is_complex: ctx.mark_non_differentiable(S)
+        # a real sign is piecewise constant, yet torch lets it require grad (its gradient is zero)
         return S, L
 
     @staticmethod
@@ -304,10 +305,30 @@ class Cholesky(Function):
 _CHOL_MSG = lambda i: ("The factorization could not be completed because the input is not positive-definite "
                        f"(the leading minor of order {i} is not positive-definite).")
 
+class CholeskySolve(Function):
+    "Two triangular solves forward; PyTorch's backward, which treats the factor as a full matrix (so the triangle"
+    " the solves never read still gets a gradient, as in `torch.cholesky_solve`)."
+    @staticmethod
+    def forward(ctx, B: Tensor, L: Tensor, upper: bool) -> Tensor:
+        Lo = L.mH if upper else L
+        X = solve_triangular(Lo.mH, solve_triangular(Lo, B, upper=False), upper=True)
+        ctx.upper = upper
+        ctx.save_for_backward(B, L, X)
+        return X
+
+    @staticmethod
+    def backward(ctx, g):
+        B, L, X = ctx.saved_tensors
+        gB = CholeskySolve.apply(g, L, ctx.upper)
+        c = gB @ X.mH
+        c = c + c.mH
+        gL = -(L @ c) if ctx.upper else -(c @ L)
+        if gL.shape != L.shape: gL = gL.sum_to_size(L.shape)   # (broadcast batch dims)
+        return (gB.sum_to_size(B.shape) if gB.shape != B.shape else gB), gL, None
+
 def cholesky_solve(B: Tensor, L: Tensor, upper: bool = False, *, out: Any = None) -> Tensor:
     "Solve A X = B from the Cholesky factor of A (`torch.cholesky_solve`): two triangular solves."
-    if upper: L = L.mH
-    return solve_triangular(L.mH, solve_triangular(L, B, upper=False), upper=True)
+    return CholeskySolve.apply(B, L, upper)
 
 def cholesky_inverse(L: Tensor, upper: bool = False, *, out: Any = None) -> Tensor:
     "A^{-1} from the Cholesky factor of A (`torch.cholesky_inverse`)."
@@ -379,7 +400,8 @@ def qr(A: Tensor, mode: str = 'reduced', *, out: Any = None) -> tuple:
 # %% ../nbs/21c_linalg_functions.ipynb #c33248b3
 def geqrf(A: Tensor) -> tuple:
     "LAPACK's compact QR: (R with the Householder vectors below the diagonal, τ), as `torch.geqrf`."
-    _check(A, 'geqrf', 'geqrf_cpu')
+    if A.dim() < 2: raise RuntimeError('torch.geqrf: input must have at least 2 dimensions.')
+    _check(A, 'geqrf', 'geqrf_cpu', low='kernel_int')   # integers: NotImplementedError, as torch's kernel table
     a, bs = _batch(A)
     nb, m, n = a.shape
     k = min(m, n)

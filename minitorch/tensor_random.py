@@ -219,6 +219,7 @@ def normal(mean: Any = 0.0, std: Any = 1.0, size: Sequence[int] | None = None, *
         return _new(mean + std * _to_numpy(eps).astype(np.float64), d, device, requires_grad)
     for t in (mean, std):
         if isinstance(t, Tensor): _check_float(t, 'normal_kernel_cpu')
+    if st_ and std.dtype.is_complex: raise RuntimeError("normal expects standard deviation to be non-complex")
     if st_ and std.numel() and (_host(std) < 0).any():
         raise RuntimeError("normal expects all elements of std >= 0.0")
     if not st_ and std < 0: raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
@@ -272,7 +273,8 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, g
     if replacement:   # inverse CDF: a uniform per draw looked up in the row's cumulative sums
         cdf = np.cumsum(p / tot, axis=-1)
         u = rng.random((p.shape[0], num_samples))
-        idx = np.stack([np.minimum(np.searchsorted(c, r, side='right'), n - 1) for c, r in zip(cdf, u)])
+        idx = np.array([np.minimum(np.searchsorted(c, r, side='right'), n - 1) for c, r in zip(cdf, u)],
+                       np.int64).reshape(u.shape)   # (no rows: an empty (0, num_samples))
     else:             # PyTorch's exponential trick: the largest p/q, q ~ Exp(1), are a draw without replacement
         q = rng.exponential(1.0, p.shape)
         idx = np.argsort(-(p / q), axis=-1, kind='stable')[:, :num_samples]
@@ -281,7 +283,9 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, g
 def bernoulli(input: Tensor, p: float | None = None, *, generator: Generator | None = None, out: Any = None) -> Tensor:
     "0/1 samples: 1 with probability `input` per element (or `p` everywhere), in `input`'s dtype."
     if p is not None and not 0 <= p <= 1: raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p:g}")
-    _check_float(input, 'bernoulli_tensor_cpu_p_' if p is None else 'bernoulli_scalar_cpu_')
+    if input.dtype.is_complex:   # PyTorch's kernel tables: a scalar p takes any real dtype, a tensor of p floats only
+        raise _not_implemented('bernoulli_tensor_cpu_self_' if p is None else 'bernoulli_scalar_cpu_', input.dtype)
+    if p is None: _check_float(input, 'bernoulli_tensor_cpu_p_')
     if p is None:
         pr = _host(input)
         if ((pr < 0) | (pr > 1)).any():
@@ -296,7 +300,7 @@ def poisson(input: Tensor, generator: Generator | None = None) -> Tensor:
     if not input.dtype.is_floating_point: raise _not_implemented('poisson_cpu', input.dtype)
     r = _host(input).astype(np.float64)
     if (r < 0).any() or np.isnan(r).any(): raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
-    return _new(_rng(generator).poisson(r).astype(np.float64), input.dtype, input._device, False)
+    return _new(np.asarray(_rng(generator).poisson(r), np.float64), input.dtype, input._device, False)   # (0-d: a Python int)
 
 # %% ../nbs/06c_tensor_random.ipynb #9f969d61
 # `patch` and `patch_prop` are helpers of the chapters, not part of the minitorch API

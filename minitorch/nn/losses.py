@@ -153,8 +153,20 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
     if size_average is not None or reduce is not None: reduction = _legacy_reduction(size_average, reduce)
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
-    cdim = 0 if input.ndim == 1 else 1
-    C = input.shape[cdim]
+    probs = tuple(target.shape) == tuple(input.shape)   # torch picks the target's form by shape, then checks dtype
+    if probs and not target.dtype.is_floating_point:
+        raise RuntimeError(f"Expected floating point type for target with class probabilities, got "
+                           f"{minitorch.dtypes.scalar_type_name(target.dtype)}")
+    if input.ndim == 0:
+        raise IndexError("Dimension specified as 1 but tensor has no dimensions" if probs else
+                         "Dimension out of range (expected to be in range of [-1, 0], but got 1)")
+    if not probs and target.dtype.is_floating_point:   # indices of the wrong dtype: the batch check comes first
+        tb = target.shape[0] if target.ndim else 0
+        if input.ndim > 1 and tb != input.shape[0]:
+            raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size ({tb}).")
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {minitorch.dtypes.scalar_type_name(target.dtype)}")
+    cdim = 0 if input.ndim <= 1 else 1
+    C = input.shape[cdim] if input.ndim else 1
     if (weight is None and label_smoothing == 0.0 and input.ndim == 2 and reduction in ('none', 'mean', 'sum')
             and not target.dtype.is_floating_point and _fast_cpu(input) and not input.dtype.is_complex
             and target.ndim == 1 and target.shape[0] == input.shape[0] and input.shape[0] > 0):
@@ -162,7 +174,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
             return _CrossEntropy.apply(input, target.detach().cpu().numpy().astype(np.int64), reduction)
     logp = input.log_softmax(cdim)
     wshape = [1] * input.ndim; wshape[cdim] = C
-    if target.dtype.is_floating_point:                            # class probabilities
+    if probs:                                                     # class probabilities
         if tuple(target.shape) != tuple(input.shape):
             raise RuntimeError(f"Expected target size {list(input.shape)}, got {list(target.shape)}")
         if ignore_index != -100: raise RuntimeError("ignore_index is not supported for floating point target")
@@ -310,7 +322,9 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: 
     if not (input1.ndim == input2.ndim == target.ndim):
         raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension but got sizes: "
                            f"input1: {input1.shape}, input2: {input2.shape}, target: {target.shape} ")
-    return _reduce((-target * (input1 - input2) + margin).clamp_min(0), _legacy(size_average, reduce, reduction))
+    diff = input1 - input2                 # (first, as torch: two bool inputs fail on the subtraction)
+    # margin is a C++ double in torch: integer inputs give a float result
+    return _reduce((-target * diff + float(margin)).clamp_min(0), _legacy(size_average, reduce, reduction))
 
 def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, size_average: Any = None,
                          reduce: Any = None, reduction: str = 'mean') -> Tensor:
