@@ -146,7 +146,9 @@ _REDUCE = {'sum': np.add, 'prod': np.multiply, 'mean': np.add, 'amax': np.maximu
 def _reduce_np(x: np.ndarray, dim: int, idx: np.ndarray, s: np.ndarray, reduce: str, include_self: bool) -> np.ndarray:
     "numpy scatter_reduce: a new array."
     out = x.copy()
-    if not idx.size: return out
+    if not idx.size:   # nothing lands; mean still divides every element by its count, 1 (complex inf/1 is inf+nanj)
+        if reduce != 'mean' or out.dtype.kind != 'c': return out
+        with np.errstate(all='ignore'): return out / np.ones((), out.dtype)
     key = _full_coords(idx, dim)
     sv = s[tuple(slice(0, n) for n in idx.shape)]
     flt = out.dtype.kind in 'fc' or out.dtype.name == 'bfloat16'   # (numpy calls bfloat16 a kind of its own)
@@ -246,6 +248,8 @@ def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: 
     _scatter_reduce_kernel(input, index, reduce)
     from minitorch.backends import _check_gather_index
     _check_gather_index(index.detach().cpu().numpy(), d, input.shape[d])
+    if input.dtype.is_complex and _State.grad_enabled and (input.requires_grad or src.requires_grad):
+        raise RuntimeError("scatter_reduce does not support automatic differentiation for outputs with complex dtype.")
     return ScatterReduce.apply(input, d, index, src, reduce, include_self)
 
 def _scatter_reduce_kernel(input: Tensor, index: Tensor, reduce: str) -> None:
@@ -260,6 +264,8 @@ def _scatter_reduce_kernel(input: Tensor, index: Tensor, reduce: str) -> None:
 def _scatter_reduce_(self: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *,
                      include_self: bool = True) -> Tensor:
     "In-place `scatter_reduce`."
+    from minitorch.inplace_graph import _check_inplace, _check_overlap
+    _check_inplace(self, src); _check_overlap(self)   # autograd's rules and the overlap come before the kernel's
     return self.copy_(scatter_reduce(self, dim, index, src, reduce, include_self=include_self))
 
 Tensor.scatter_reduce, Tensor.scatter_reduce_ = scatter_reduce, _scatter_reduce_

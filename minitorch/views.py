@@ -365,7 +365,23 @@ for _name in ('acosh', 'asinh', 'atanh'):
     setattr(Tensor, 'arc' + _name[1:] + '_', getattr(Tensor, _name + '_'))
 
 # %% ../nbs/08cc_inplace_ops.ipynb #7fac5907
-Tensor.masked_fill_ = _make_inplace('masked_fill_', masked_fill, overlap_ok=True)
+_masked_fill_plain = _make_inplace('masked_fill_', masked_fill, overlap_ok=True)
+
+# On an expanded view PyTorch writes the value only where the mask is set: a shared location is filled when any of
+# its elements is masked (writing the whole result back would let an unmasked element restore the old value).
+def _masked_fill_(self: Tensor, mask: Tensor, value: Any) -> Tensor:
+    "In-place `masked_fill`."
+    if self._device.type != 'cpu' or not _overlaps(self._data): return _masked_fill_plain(self, mask, value)
+    _warn_overlap(self, 'masked_fill_')
+    if _check_inplace(self, mask, value): return inplace(self, masked_fill, mask, value)
+    with _NoGrad(): r = masked_fill(self, mask, value)   # PyTorch's checks, and the value in self's dtype
+    m = mask if tuple(mask.shape) == tuple(self.shape) else mask.expand(tuple(self.shape))
+    bk, key = get_backend('cpu'), _np_key((m,), self)
+    bk.index_put(self._data, key, bk.index(r._data, key), False)
+    self._vbox[0] += 1
+    return self
+
+Tensor.masked_fill_ = _masked_fill_
 
 Tensor.scatter_ = _make_inplace('scatter_', scatter)
 

@@ -103,3 +103,38 @@ def test_scatter_reduce_bfloat16_mean():
         x, s = lib.tensor([1., 2.], dtype=lib.bfloat16), lib.tensor([1.5, 2.5, 3.], dtype=lib.bfloat16)
         return x.scatter_reduce(0, lib.tensor([0, 0, 1]), s, 'mean').float().tolist()
     assert run(minitorch) == run(torch)
+
+
+def test_masked_fill_on_expanded_writes_only_masked():
+    import warnings
+    def run(lib):
+        b = lib.tensor([[float('nan')], [2.], [3.]])
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore')
+            b.expand(3, 4).masked_fill_(lib.tensor([[True, False, False, False], [False] * 4, [False, False, True, False]]), 1.5)
+            b.expand(3, 4).masked_fill_(lib.tensor([False, False, False, True]), -1.0)
+        return b.flatten().tolist()
+    assert run(minitorch) == run(torch)
+
+
+def _scatter_cases(lib):
+    c = lib.complex64
+    x = lib.zeros(3, dtype=c, requires_grad=True)
+    return [lambda: x.scatter_reduce(0, lib.tensor([0]), lib.ones(1, dtype=c), 'sum'),
+            lambda: x.scatter_reduce(0, lib.tensor([7]), lib.ones(1, dtype=c), 'sum'),
+            lambda: lib.zeros(2, 1, dtype=lib.bool).expand(2, 2).scatter_reduce_(
+                1, lib.zeros(0, 0, dtype=lib.int64), lib.zeros(1, 0, dtype=lib.bool), 'mean', include_self=False)]
+
+
+@pytest.mark.parametrize('k', range(3))
+def test_scatter_reduce_check_order(k):
+    t, m = _err(_scatter_cases(torch)[k]), _err(_scatter_cases(minitorch)[k])
+    assert t is not None and m is not None and m[0] is t[0] and m[1] == t[1]
+
+
+def test_scatter_reduce_complex_mean_empty_index_divides():
+    def run(lib):
+        x = lib.tensor([complex(float('inf'), 0), 1j])
+        r = x.scatter_reduce(0, lib.zeros(0, dtype=lib.int64), lib.zeros(0, dtype=lib.complex64), 'mean')
+        return lib.view_as_real(r)
+    torch.testing.assert_close(torch.from_numpy(run(minitorch).numpy()), run(torch), equal_nan=True)
