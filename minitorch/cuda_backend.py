@@ -55,7 +55,7 @@ def matmul_acc(name: str) -> str:
     cat = _category(name)
     return "int64" if cat in ("bool", "int") else ("float32" if name in _WORDS else name)
 
-
+# %% ../nbs/13c_cuda_matmul.ipynb #e1dd7b77
 @functools.lru_cache(maxsize=None)
 def matmul_kernel(in_name: str, out_name: str, tile: int = TILE) -> Any:
     "The tiled shared-memory kernel for (B,n,k) @ (B,k,m) -> (B,n,m) over strided inputs of `in_name`."
@@ -92,7 +92,7 @@ def matmul_kernel(in_name: str, out_name: str, tile: int = TILE) -> Any:
         # END SOLUTION 13.3
     return kernel
 
-
+# %% ../nbs/13c_cuda_matmul.ipynb #d9edce90
 def cuda_matmul(a: TensorData, b: TensorData, out_dtype: dtype, tile: int = TILE) -> TensorData:
     "Batched (B,n,k) @ (B,k,m) of device views (any strides) into a fresh (B,n,m) device tensor."
     (B, n, k), (B2, k2, m) = a.shape, b.shape
@@ -390,34 +390,14 @@ class CudaBackend(_backend_base()):
                                "(set NUMBA_ENABLE_CUDASIM=1 to run the cuda device in the simulator).")
         self.host = _reference()
 
-    # -- moving data: the hooks the Tensor calls --
-    def from_host(self, a: TensorData) -> TensorData:
-        "A device copy of host `a` (compacted to a contiguous layout)."
-        if is_cuda_data(a): return a
-        c = a.contiguous()
-        return TensorData(to_device(c.storage), c.shape, c.strides, c.offset)
-
-    def to_host(self, a: TensorData) -> TensorData:
+    def to_host(self, a: TensorData) -> TensorData:   # (a method here: a module-level def would hide cuda_core's to_host)
         "A host copy of device `a`, same view."
         return data_to_host(a)
-
-    def scalar(self, value: Any, out_dtype: dtype) -> TensorData:
-        "A 0-d device tensor holding `value` as `out_dtype`."
-        return self.from_host(self.host.scalar(value, out_dtype))
-
-    def _via_host(self, method: str, *args: Any, **kw: Any) -> Any:
-        "Run `method` of the numpy reference on host copies; move TensorData results back."
-        h = [data_to_host(x) if isinstance(x, TensorData) else
-             ([data_to_host(t) for t in x] if isinstance(x, list) else x) for x in args]
-        r = getattr(self.host, method)(*h, **kw)
-        if isinstance(r, tuple): return tuple(self.from_host(t) for t in r)
-        return self.from_host(r) if isinstance(r, TensorData) else r
 
     @staticmethod
     def _supported(*names: str) -> bool:
         return all(n not in (None, "complex32") for n in names)
 
-    # -- the six primitives --
     def map(self, op: str, a: TensorData, out_dtype: dtype) -> TensorData:
         "Elementwise unary `op` (grid-stride kernel)."
         a = wrapped_to_device(a)
@@ -443,12 +423,6 @@ class CudaBackend(_backend_base()):
             return self._via_host("reduce", op, a, dim, out_dtype)
         return cuda_reduce(op, a, dim, out_dtype)
 
-    def matmul(self, a: TensorData, b: TensorData, out_dtype: dtype) -> TensorData:
-        "Batched matmul (tiled shared-memory kernel)."
-        check_device(a, b)
-        if out_dtype.numpy_dtype is None or _is_complex32(a) or a.storage.dtype != b.storage.dtype:
-            return self._via_host("matmul", a, b, out_dtype)
-        return cuda_matmul(a, b, out_dtype)
 
 # %% ../nbs/13c_cuda_matmul.ipynb #33d78ce3
 def patch_backend(f: Callable) -> Callable:
@@ -456,6 +430,38 @@ def patch_backend(f: Callable) -> Callable:
     f.__qualname__ = f"CudaBackend.{f.__name__}"
     setattr(CudaBackend, f.__name__, f)
     return f
+
+# %% ../nbs/13c_cuda_matmul.ipynb #f5fc4d35
+# -- moving data: the hooks the Tensor calls --
+@patch_backend
+def from_host(self, a: TensorData) -> TensorData:
+    "A device copy of host `a` (compacted to a contiguous layout)."
+    if is_cuda_data(a): return a
+    c = a.contiguous()
+    return TensorData(to_device(c.storage), c.shape, c.strides, c.offset)
+
+@patch_backend
+def scalar(self, value: Any, out_dtype: dtype) -> TensorData:
+    "A 0-d device tensor holding `value` as `out_dtype`."
+    return self.from_host(self.host.scalar(value, out_dtype))
+
+@patch_backend
+def _via_host(self, method: str, *args: Any, **kw: Any) -> Any:
+    "Run `method` of the numpy reference on host copies; move TensorData results back."
+    h = [data_to_host(x) if isinstance(x, TensorData) else
+         ([data_to_host(t) for t in x] if isinstance(x, list) else x) for x in args]
+    r = getattr(self.host, method)(*h, **kw)
+    if isinstance(r, tuple): return tuple(self.from_host(t) for t in r)
+    return self.from_host(r) if isinstance(r, TensorData) else r
+
+# %% ../nbs/13c_cuda_matmul.ipynb #1a847b56
+@patch_backend
+def matmul(self, a: TensorData, b: TensorData, out_dtype: dtype) -> TensorData:
+    "Batched matmul (tiled shared-memory kernel)."
+    check_device(a, b)
+    if out_dtype.numpy_dtype is None or _is_complex32(a) or a.storage.dtype != b.storage.dtype:
+        return self._via_host("matmul", a, b, out_dtype)
+    return cuda_matmul(a, b, out_dtype)
 
 # %% ../nbs/13c_cuda_matmul.ipynb #d7460691
 @patch_backend
@@ -473,6 +479,7 @@ def where(self, cond: TensorData, a: TensorData, b: TensorData, out_dtype: dtype
         return self._via_host("where", cond, a, b, out_dtype)
     return cuda_where(cond, a, b, out_dtype)
 
+# %% ../nbs/13c_cuda_matmul.ipynb #3f6276c7
 # -- beyond the six --
 @patch_backend
 def softmax(self, a: TensorData, dim: int, out_dtype: dtype, log: bool = False) -> TensorData:
@@ -526,6 +533,7 @@ def cat(self, tensors: list[TensorData], dim: int, out_dtype: dtype) -> TensorDa
         start += n
     return out
 
+# %% ../nbs/13c_cuda_matmul.ipynb #0454c855
 @patch_backend
 def index_put(self, a: TensorData, key: tuple, values: TensorData, accumulate: bool = False) -> None:
     "In place `a[key] = values` through the host (advanced indexing has no kernel here)."

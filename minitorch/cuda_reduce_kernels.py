@@ -275,12 +275,9 @@ def _reduce_helpers(op: str, in_name: str, threads: int) -> tuple:
 
 # %% ../nbs/13b_cuda_reduce.ipynb #075a2800
 @functools.lru_cache(maxsize=None)
-def reduce_kernels(op: str, in_name: str, out_name: str, threads: int = ROW_THREADS) -> tuple:
-    "Kernels of reduction `op`: two passes (partials, final) with `threads` per block, and one thread per row."
+def _partials_kernel(op: str, in_name: str, threads: int) -> Any:
+    "First pass: block `(part, row)` folds its slice of the row to one partial (value and index)."
     acc, load, to_acc, combine, block_tree = _reduce_helpers(op, in_name, threads)
-    store = storer(out_name, _category(reduce_acc(op, in_name)) == "complex")
-    is_arg = op in ("argmax", "argmin")
-    identity = _IDENTITY[op]
 
     @cuda.jit
     def partials(pv, pi, a, out_shape, a_strides, a_offset, dim_stride, length, rows):
@@ -306,6 +303,15 @@ def reduce_kernels(op: str, in_name: str, out_name: str, threads: int = ROW_THRE
             cuda.syncthreads()      # shared memory is reused by the next row
             row += cuda.gridDim.y
         # END SOLUTION 13.2
+    return partials
+
+# %% ../nbs/13b_cuda_reduce.ipynb #993d2a07
+@functools.lru_cache(maxsize=None)
+def _final_kernel(op: str, in_name: str, out_name: str, threads: int) -> Any:
+    "Second pass: block `row` folds the partials of its row and stores the result (the index for argmax/argmin)."
+    acc, load, to_acc, combine, block_tree = _reduce_helpers(op, in_name, threads)
+    store = storer(out_name, _category(reduce_acc(op, in_name)) == "complex")
+    is_arg, identity = op in ("argmax", "argmin"), _IDENTITY[op]
 
     @cuda.jit
     def final(out, pv, pi, parts, rows):
@@ -328,6 +334,15 @@ def reduce_kernels(op: str, in_name: str, out_name: str, threads: int = ROW_THRE
                 else: store(out, row, sv[0])
             cuda.syncthreads()
             row += cuda.gridDim.x
+    return final
+
+# %% ../nbs/13b_cuda_reduce.ipynb #9235c531
+@functools.lru_cache(maxsize=None)
+def _per_row_kernel(op: str, in_name: str, out_name: str, threads: int) -> Any:
+    "One thread per row, folding the whole row in registers: for many short rows."
+    acc, load, to_acc, combine, block_tree = _reduce_helpers(op, in_name, threads)
+    store = storer(out_name, _category(reduce_acc(op, in_name)) == "complex")
+    is_arg, identity = op in ("argmax", "argmin"), _IDENTITY[op]
 
     @cuda.jit
     def per_row(out, a, out_shape, a_strides, a_offset, dim_stride, length, rows):
@@ -341,7 +356,13 @@ def reduce_kernels(op: str, in_name: str, out_name: str, threads: int = ROW_THRE
             elif i < 0: store(out, row, to_acc(identity))
             else: store(out, row, v)
             row += cuda.gridsize(1)
-    return partials, final, per_row
+    return per_row
+
+@functools.lru_cache(maxsize=None)
+def reduce_kernels(op: str, in_name: str, out_name: str, threads: int = ROW_THREADS) -> tuple:
+    "Kernels of reduction `op`: two passes (partials, final) with `threads` per block, and one thread per row."
+    return (_partials_kernel(op, in_name, threads), _final_kernel(op, in_name, out_name, threads),
+            _per_row_kernel(op, in_name, out_name, threads))
 
 # %% ../nbs/13b_cuda_reduce.ipynb #6f982ee3
 def cuda_reduce(op: str, a: TensorData, dim: int, out_dtype: dtype, parts: int | None = None,
