@@ -5,6 +5,7 @@
 # %% ../nbs/08a_binary_ops.ipynb #7d192890
 from __future__ import annotations
 import builtins
+import functools
 import math
 import warnings
 from typing import Any
@@ -39,6 +40,7 @@ __all__ = ['multiply', 'subtract', 'divide', 'Add', 'Sub', 'Mul', 'Div', 'Rounde
 class Add(Function):
     "a + b"
     _node_name = 'AddBackward0'
+    _kernel = functools.partial(binary_forward, 'add')   # forward without a node, when nothing needs a gradient
     @staticmethod
     def forward(ctx, a, b):
         return binary_forward('add', a, b)
@@ -76,6 +78,7 @@ def _save_some(ctx: Node, *ts: Tensor | None) -> None:
 class Mul(Function):
     "a * b"
     _node_name = 'MulBackward0'
+    _kernel = functools.partial(binary_forward, 'mul')
     @staticmethod
     def forward(ctx, a, b):
         na, nb = ctx.needs_input_grad   # save a factor only when the other side needs it (x * 3 saves nothing)

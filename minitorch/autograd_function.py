@@ -266,6 +266,7 @@ _dispatch_apply: Callable | None = None   # the dispatcher's `Function.apply` wh
 class Function:
     "Base class of differentiable ops: subclass with static `forward(ctx, *args)` and `backward(ctx, *grads)`."
     _node_cls: type = Node
+    _kernel: Callable | None = None   # set by an op whose forward is one kernel call and saves only for backward
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -294,7 +295,6 @@ class Function:
 # %% ../nbs/07_autograd.ipynb #29f766a1
 def _apply(cls: type, *args: Any, **kwargs: Any) -> Any:
     "`apply` without the hook: what a hook calls to run the op."
-    ctx = cls._node_cls()
     st = _State.__dict__   # this thread's switches
     enabled = st['grad_enabled']
     n = len(args)
@@ -302,11 +302,16 @@ def _apply(cls: type, *args: Any, **kwargs: Any) -> Any:
         a0, a1 = args
         needs = (enabled and isinstance(a0, Tensor) and a0._requires_grad,
                  enabled and isinstance(a1, Tensor) and a1._requires_grad)
+        if True not in needs and cls._kernel is not None and not kwargs and not st['inference']:
+            return cls._kernel(a0, a1)   # nothing to record: PyTorch skips its Autograd key the same way
     elif n == 1:
         a0 = args[0]
         needs = (enabled and isinstance(a0, Tensor) and a0._requires_grad,)
     else:
-        needs = tuple([enabled and isinstance(a, Tensor) and a._requires_grad for a in args])
+        needs = []   # (a loop: a comprehension is a call of its own)
+        for a in args: needs.append(enabled and isinstance(a, Tensor) and a._requires_grad)
+        needs = tuple(needs)
+    ctx = cls._node_cls()
     ctx.needs_input_grad = needs
     st['grad_enabled'] = _IN_FORWARD
     try:

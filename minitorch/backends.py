@@ -208,7 +208,7 @@ def from_numpy(arr: np.ndarray, out_dtype: dtype) -> TensorData:
         arr = dt.complex32_pack(arr)
         nd = arr.dtype
     if type(arr) is not np.ndarray: arr = np.asarray(arr)
-    if arr.dtype != nd:
+    if arr.dtype is not nd and arr.dtype != nd:   # (`is` first: numpy's dtype comparison costs more than the check)
         if arr.dtype.kind == 'c' and nd.kind != 'c': arr = arr != 0 if nd.kind == 'b' else arr.real
         arr = _via_float32(arr, nd).astype(nd)
     if not arr.flags.c_contiguous: arr = np.ascontiguousarray(arr)

@@ -118,10 +118,14 @@ def op_name(func: Callable) -> str | None:
 # %% ../nbs/17a_dispatch.ipynb #50582ab6
 def make_operator_door(name: str, impl: Callable, fn: type, swap: int) -> Callable:
     "The door of a binary operator whose plain case is `fn.apply(self, other)` (`fn.apply(other, self)` if `swap`)."
-    overload, apply, plain = OpOverload(name, impl), fn._apply, _PLAIN_OPERAND
+    overload, apply, plain, kernel = OpOverload(name, impl), fn._apply, _PLAIN_OPERAND, fn._kernel
     def door(self: Any, other: Any) -> Any:
         if not _modes_on[0]:
-            if other.__class__ in plain: return apply(other, self) if swap else apply(self, other)
+            if other.__class__ in plain:
+                if (kernel is not None and not self._requires_grad and not _State.inference
+                        and (other.__class__ is not Tensor or not other._requires_grad)):   # nothing to record
+                    return kernel(other, self) if swap else kernel(self, other)
+                return apply(other, self) if swap else apply(self, other)
             return impl(self, other)
         return _through_modes(door, overload, (self, other), {})
     functools.update_wrapper(door, impl)

@@ -356,7 +356,8 @@ class NumbaBackend(NumpyBackend):
 
     def reduce(self, op: str, a: TensorData, dim: int, out_dtype: dtype) -> TensorData:
         "Reduce along `dim` (kept with size 1) with the reduce kernel."
-        if (self.small("reduce", a.numel) or a.ndim == 0 or a.shape[dim] == 0
+        if (math.prod(a.shape) < self.min_work.get("reduce", 0)   # `small`, spelled out: every `x.sum()` asks
+                or a.ndim == 0 or a.shape[dim] == 0
                 or not supports("reduce", op, a.storage.dtype, out_dtype)):
             return super().reduce(op, a, dim, out_dtype)
         shape = a.shape[:dim] + (1,) + a.shape[dim + 1:]

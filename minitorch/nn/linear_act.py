@@ -75,7 +75,7 @@ class _Addmm(Function):
     def backward(ctx, g):
         x, wt = ctx.saved_tensors
         need = ctx.needs_input_grad
-        if (_blas_ok(g, x, wt) and ctx.bias_shape == g._data.shape[1:] and not minitorch.is_grad_enabled()
+        if (_blas_ok(g, x, wt) and ctx.bias_shape == g._data.shape[1:] and not _State.grad_enabled
                 and not (_modes_on[0] and _State.dispatch_modes)):   # (a mode that sees backward's ops sees them)
             G, X, W = _to_numpy(g._data), _to_numpy(x._data), _to_numpy(wt._data)
             gw = None
@@ -83,7 +83,7 @@ class _Addmm(Function):
                 gw = _wrap_np(G.T @ X, g)
                 gw = _view_out(gw, _swapped(gw._data, 0, 1))
                 gw._cmeta = ('nograd', None, 0)   # as `Function.apply` marks a view made in no_grad mode
-            return _wrap_np(G.sum(0), g) if need[0] else None, _wrap_np(G @ W.T, g) if need[1] else None, gw
+            return _wrap_np(np.add.reduce(G, 0), g) if need[0] else None, _wrap_np(G @ W.T, g) if need[1] else None, gw
         gb = minitorch.ops.sum_to_shape(g, ctx.bias_shape) if need[0] else None
         gx = g.mm(wt.mT) if need[1] else None
         gw = g.mT.mm(x).mT if need[2] else None

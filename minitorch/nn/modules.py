@@ -541,6 +541,8 @@ def _setup_backward_hooks(self: Module, args: tuple) -> tuple[tuple, Callable]:
 
 # %% ../../nbs/10b_nn_hooks.ipynb #9d67d874
 def _call_impl(self: Module, *args: Any, **kwargs: Any) -> Any:
+    if not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks or self._backward_pre_hooks):
+        return self.forward(*args, **kwargs)   # no hooks (the common case): straight to forward
     for hid, hook in list(self._forward_pre_hooks.items()):
         if hid in self._forward_pre_hooks_with_kwargs:
             res = hook(self, args, kwargs)
@@ -586,8 +588,9 @@ def requires_grad_(self: Module, requires_grad: bool = True) -> Module:
 @patch_module
 def zero_grad(self: Module, set_to_none: bool = True) -> None:
     "Reset the gradients of all parameters (to None, or to zeros with `set_to_none=False`)."
-    for p in self.parameters():
-        if p.grad is None: continue
+    # a module without children (a `Linear` trained alone) holds all its parameters itself: no walk over submodules
+    for p in (self.parameters() if self._modules else self._parameters.values()):
+        if p is None or p.grad is None: continue
         if set_to_none: p.grad = None
         else:
             if p.grad.grad_fn is not None: p.grad.detach_()
