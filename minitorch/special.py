@@ -373,7 +373,8 @@ def _igamc_cf(a, x):
         if abs(de - 1) < 1e-16: break
     return math.exp(-x + a * math.log(x) - math.lgamma(a)) * h
 
-@numba.njit(cache=True)
+# %% ../nbs/21a_special.ipynb #370c8c6b
+@numba.njit(cache=True)  # the two expansions, each where it converges fast
 def _igam1(a, x, upper):
     if math.isnan(a) or math.isnan(x) or x < 0 or a < 0: return math.nan
     if a == 0:
@@ -393,7 +394,8 @@ def _gammainc(a, x): return _igam1(a, x, False)
 @numba.vectorize(['float64(float64, float64)'], cache=True)
 def _gammaincc(a, x): return _igam1(a, x, True)
 
-class _IGam(Function):
+# %% ../nbs/21a_special.ipynb #a6d2de22
+class _IGam(Function):  # torch differentiates in x only
     @staticmethod
     def forward(ctx, a: Tensor, x: Tensor, upper: bool) -> Tensor:
         d = dt.result_type(a, x)
