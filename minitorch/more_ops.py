@@ -150,16 +150,35 @@ def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
     return (input - other).norm(p)
 
 # %% ../nbs/08db_building.ipynb #15447f44
+class _Cdist1(Function):
+    "cdist with p=1; PyTorch's backward: `grad * sign(x1 - x2)` summed, its sign kernel keeping NaN and 0 at 0."
+    _node_name = 'CdistBackward0'
+    @staticmethod
+    def forward(ctx, x1, x2):
+        d = x1.unsqueeze(-2) - x2.unsqueeze(-3)
+        ctx.save_for_backward(x1, x2)
+        return abs(d).sum(-1)
+    @staticmethod
+    def backward(ctx, g):
+        from minitorch.ops import sum_to_shape, sign
+        x1, x2 = ctx.saved_tensors
+        d = x1.unsqueeze(-2) - x2.unsqueeze(-3)
+        def sgn(v): return where(isnan(v), v, sign(v))
+        g = g.unsqueeze(-1)
+        g1 = sum_to_shape((g * sgn(d)).sum(-2), tuple(x1.shape)) if ctx.needs_input_grad[0] else None
+        g2 = sum_to_shape((g * sgn(-d)).sum(-3), tuple(x2.shape)) if ctx.needs_input_grad[1] else None
+        return g1, g2
+
 def cdist(x1: Tensor, x2: Tensor, p: float = 2.0) -> Tensor:
     "Pairwise p-norm distances between the rows of `x1` (..., P, M) and `x2` (..., R, M)."
     if not x1.dtype.is_floating_point: raise RuntimeError(f"cdist only supports floating-point dtypes, X1 got: {torch_name(x1.dtype)}")
     if not x2.dtype.is_floating_point: raise RuntimeError(f"cdist only supports floating-point dtypes, X2 got: {torch_name(x2.dtype)}")
     if x1.dtype != x2.dtype: raise RuntimeError(f"expected scalar type {torch_name(x1.dtype)} but found {torch_name(x2.dtype)}")
-    if x1.dtype in (dt.float16, dt.bfloat16): raise NotImplementedError(f"\"cdist\" not implemented for '{torch_name(x1.dtype)}'")
+    if x1.dtype in (dt.float16, dt.bfloat16) and x1.numel() and x2.numel(): raise NotImplementedError(f"\"cdist\" not implemented for '{torch_name(x1.dtype)}'")
     for n, x in (('X1', x1), ('X2', x2)):
         if x.dim() < 2: raise RuntimeError(f"cdist only supports at least 2D tensors, {n} got: {x.dim()}D")
     d = x1.unsqueeze(-2) - x2.unsqueeze(-3)
-    if p == 1: return abs(d).sum(-1)
+    if p == 1: return _Cdist1.apply(x1, x2)
     if p == 2:
         s = (d * d).sum(-1)
         z = s == 0

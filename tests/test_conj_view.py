@@ -137,3 +137,23 @@ def test_kron_layouts(sa, sb, la, lb):
     m = mt.kron(a, b)
     np.testing.assert_array_equal(np.asarray(m), r.numpy())
     assert m.stride() == r.stride()
+
+
+# ---- 08db: cdist(p=1) backward is torch's `grad * sign(diff)` with NaN kept (and +0 at 0); empty 16-bit inputs
+@pytest.mark.parametrize("a,b", [([[1., float('inf')]], [[2., float('inf')]]), ([[1., float('nan')]], [[2., 3.]]),
+                                 ([[1., 2.], [3., 3.]], [[1., 3.], [0., 3.]]), ([[float('inf'), 2.]], [[1., 3.]])])
+def test_cdist_p1_grad(a, b):
+    x, y = torch.tensor(a, dtype=torch.float64, requires_grad=True), torch.tensor(b, dtype=torch.float64, requires_grad=True)
+    X, Y = mt.tensor(a, dtype=mt.float64, requires_grad=True), mt.tensor(b, dtype=mt.float64, requires_grad=True)
+    torch.cdist(x, y, p=1).sum().backward()
+    mt.cdist(X, Y, p=1).sum().backward()
+    assert str(X.grad.tolist()) == str(x.grad.tolist()) and str(Y.grad.tolist()) == str(y.grad.tolist())
+
+
+def test_cdist_empty_half():
+    for a, b in [((0, 1), (3, 1)), ((2, 0), (3, 0))]:
+        r = torch.cdist(torch.zeros(a, dtype=torch.float16), torch.zeros(b, dtype=torch.float16), p=1)
+        m = mt.cdist(mt.zeros(a, dtype=mt.float16), mt.zeros(b, dtype=mt.float16), p=1)
+        assert tuple(m.shape) == tuple(r.shape) and m.dtype is mt.float16
+    with pytest.raises(NotImplementedError):
+        mt.cdist(mt.zeros((2, 1), dtype=mt.float16), mt.zeros((3, 1), dtype=mt.float16))
