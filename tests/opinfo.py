@@ -1235,7 +1235,7 @@ nnf('multi_margin_loss', lambda rng, m: Sample((X, T(m.shape[:1], 'int64', ('ind
                                                      grad=False)),
                                                dict(p=int(ch(rng, [1, 2])), margin=float(ch(rng, [1.0, 0.5])),
                                                     reduction=str(ch(rng, ['mean', 'sum', 'none'])),
-                                                    **({'weight': T(m.shape[1:], m.dtype, 'pos', seed_of(rng))}
+                                                    **({'weight': T(m.shape[1:], m.dtype, 'pos', seed_of(rng), grad=False)}
                                                        if rng.random() < 0.3 else {}))),
     dtypes=('float32', 'float64'), shape=fixed_nd(2), tol=4)
 nnf('triplet_margin_with_distance_loss',
