@@ -388,6 +388,27 @@ class _NormP(Function):
         scaled = x.sgn() * x.abs() ** (p - 1) if p < 2 else x * x.abs() ** (p - 2)
         return scaled * where(r == 0, 0.0, g / r ** (p - 1)), None, None, None
 
+# %% ../nbs/08bb_matmul.ipynb #4b65303d
+class _NormInf(Function):
+    "The ±inf-norm: amax/amin of |x|, with PyTorch's backward: g shared by the elements that reach it, a NaN "\
+    "counted as reaching it (its `sgn` is 0)."
+    _node_name = 'LinalgVectorNormBackward0'
+    @staticmethod
+    def forward(ctx, x, dims, keepdim, neg):
+        r = (AMin if neg else AMax).apply(x.abs(), dims, keepdim)
+        ctx.dims, ctx.keepdim = dims, keepdim
+        ctx.save_for_backward(x, r)
+        return r
+    @staticmethod
+    def backward(ctx, g):
+        x, r = ctx.saved_tensors
+        if not ctx.keepdim:
+            shape = tuple(1 if d in ctx.dims else s for d, s in enumerate(x.shape))
+            g, r = g.reshape(shape), r.reshape(shape)
+        xa = x.abs()
+        mask = (xa == r) | (xa != xa)
+        return x.sgn() * ((g / sum(mask, ctx.dims, keepdim=True)) * mask), None, None, None
+
 # %% ../nbs/08bb_matmul.ipynb #6dc521b1
 def norm(input: Tensor, p: Any = 'fro', dim: Any = None, keepdim: bool = False, dtype: dtype | None = None) -> Tensor:
     "The p-norm over `dim` (all elements by default): 'fro'/2, 1, inf, -inf, 0 or any positive number."
@@ -407,7 +428,7 @@ def norm(input: Tensor, p: Any = 'fro', dim: Any = None, keepdim: bool = False, 
         pre = f"linalg.vector_norm cannot compute the {'-' if p < 0 else ''}inf norm on "
         dims = _extreme_dims(a, dim, 'amax', pre + "an empty tensor because the operation does not have an identity",
                              pre + "the dimension {}because this dimension is empty and the operation does not have an identity")
-        return (AMax if p > 0 else AMin).apply(a, dims, keepdim)
+        return _NormInf.apply(x, dims, keepdim, p < 0)
     if p == 0: return _NormZero.apply(a, dim, keepdim)
     if p == 1: return sum(a, dim, keepdim)
     return _NormP.apply(x, p, _dims(dim, x.ndim), keepdim)

@@ -18,6 +18,7 @@ from .reductions import sum, mm, mv, bmm, outer, return_types, matmul, _rtype
 from .views import narrow, cat, stack, gather, sort, reshape, flatten
 from .fused_pointwise import _need_float, _float, logaddexp
 from .sum_reductions import _legacy
+from .autograd import is_grad_enabled
 
 # %% auto #0
 __all__ = ['nan_to_num', 'nansum', 'nanmean', 'diff', 'cummax', 'cummin', 'logcumsumexp', 'median', 'nanmedian', 'kthvalue',
@@ -296,8 +297,11 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False, *, out: Any = None
     x = input if input.dim() else input.reshape(1)
     d = dim % x.dim()
     if x.shape[d] == 0: raise IndexError(f"mode(): Expected reduction dim {dim} to have non-zero size.")
-    if x.dtype.is_complex:   # complex numbers have no order: PyTorch's kernel is not built for them
-        raise NotImplementedError(f"\"mode_{x.device.type}\" not implemented for '{_legacy(x.dtype)}'")
+    if x.dtype.is_complex:   # complex numbers have no order: PyTorch's kernel is not built for them (a 0-d input
+        if input.dim() and x.numel():   # is copied without it, an empty one needs no kernel; the autograd formula
+            raise NotImplementedError(f"\"mode_{x.device.type}\" not implemented for '{_legacy(x.dtype)}'")
+        if input.requires_grad and is_grad_enabled():   # still refuses complex outputs)
+            raise RuntimeError("mode does not support automatic differentiation for outputs with complex dtype.")
     v = np.moveaxis(x.detach().cpu().numpy(), d, -1)
     rows = v.reshape(-1, v.shape[-1])
     idx = np.zeros(rows.shape[0], np.int64)

@@ -99,3 +99,25 @@ def test_logcumsumexp_follows_torchs_kernel(d):
     gg = torch.randn(rt.shape, generator=g, dtype=torch.float64).to(rt.dtype)
     rt.backward(gg); rm.backward(mt.tensor(gg.numpy()))
     torch.testing.assert_close(as_t(mx.grad).to(tx.grad.dtype), tx.grad, equal_nan=True)
+
+
+@pytest.mark.parametrize('rg', [False, True])
+def test_mode_of_a_complex_scalar(rg):
+    "A 0-d input never reaches the kernel: the value comes back, unless autograd must record a complex output."
+    want = _err(lambda: torch.tensor(1 + 1j, requires_grad=rg).mode())
+    got = _err(lambda: mt.tensor(1 + 1j, requires_grad=rg).mode())
+    assert got == want
+    if not rg:
+        r = mt.tensor(1 + 1j).mode()
+        assert complex(r.values.item()) == 1 + 1j and int(r.indices.item()) == 0
+
+
+@pytest.mark.parametrize('p', [float('inf'), -float('inf')])
+@pytest.mark.parametrize('kw', [{'dim': (2, -3, 1), 'keepdim': True}, {'dim': 1}, {}])
+@pytest.mark.parametrize('bad', [float('nan'), float('inf')])
+def test_norm_inf_grad_counts_nan_as_reaching_it(p, kw, bad):
+    x = [[[1., bad], [2, -3], [0, 1]], [[5, 1], [2, -3], [-5, 1]]]
+    t = torch.tensor(x, dtype=torch.float64, requires_grad=True)
+    m = mt.tensor(x, dtype=mt.float64, requires_grad=True)
+    t.norm(p=p, **kw).sum().backward(); m.norm(p=p, **kw).sum().backward()
+    torch.testing.assert_close(torch.from_numpy(m.grad.numpy().copy()), t.grad, equal_nan=True)
