@@ -40,15 +40,15 @@ KNOWN_FAILING = {
     'sum_to_size':
         'value: output: at (0,): got np.float64(-6.0625), want np.float64(-6.0703125) (max abs err 0.00781) | X=float16 contiguous (4, 5, 1) | sum_to_size[method](X, (1,))  (seed 107460)',
     'matrix_exp':
-        'value: output (imag): NaN mismatch at (0, 0): got nan, want 0.0 | X=complex64 contiguous (3, 3) | matrix_exp[fn](X)',
+        'value: output: NaN mismatch at (0, 0): got -0.19775390625, want nan | X=float16 contiguous (2, 2) | matrix_exp[method](X)  (seed 900034)',
     'scatter_reduce':
-        'value: 4 in 200 programs; minitorch-did-not-raise 16% | scatter_reduce (seeds 500000-500199)',
+        "grad: grad of T((1, 2, 3),float64): at (0, 1, 0): got 0.0, want -4.781070041262286 | X=float64 expanded (3, 2, 5) | scatter_reduce[method](X, 2, T((1, 1, 3),int64,('uindex', 5, 2)), T((1, 2, 3),float64), 'prod', include_self=True)  (seed 500653)",
     'nn.functional.pdist':
-        'grad: 26 in 200 programs | nn.functional.pdist (seeds 500000-500199)',
+        'grad: an output that requires grad in torch does not in minitorch | X=float32 empty (0, 1) | nn.functional.pdist[nnf](X)  (seed 900291)',
     'nn.functional.multi_margin_loss':
-        'value: 8 in 200 programs; minitorch-did-not-raise 31% | nn.functional.multi_margin_loss (seeds 500000-500199)',
+        "value: output: NaN mismatch at (): got nan, want 0.0 | X=float64 expanded (2, 2) | nn.functional.multi_margin_loss[nnf](X, T((2,),int64,('index', 2)), p=1, margin=0.5, reduction='mean')  (seed 900576)",
     'nn.functional.embedding_bag':
-        "value: output: NaN mismatch at (0, 3): got nan, want 0.0 | X=float64 transposed (1, 4) | nn.functional.embedding_bag[nnf](T((1, 1),int64,('index', 1)), X, mode='mean', padding_idx=0)  (seed 500265)",
+        "value: output: NaN mismatch at (1, 1): got nan, want 2.6451148986816406 | X=float32 transposed (2, 3) | nn.functional.embedding_bag[nnf](T((2, 2),int64,('index', 2)), X, mode='mean')  (seed 900232)",
 }
 
 # Ops with no value/dtype/shape/grad mismatch in 20,000 seeded programs (errors may still differ, under ERROR_RATE).
