@@ -120,7 +120,7 @@ def _make_inplace(name: str, fn: Callable, overlap_ok: bool = False) -> Callable
         if args and (cast_first or arith or cmp):
             o = args[0]   # PyTorch's iterator checks the output's shape, then its dtype, before any kernel runs
             if isinstance(o, Tensor) and o._data.shape != self._data.shape: _check_out_shape(self, o)
-            if cast_first or not self.dtype.is_complex and _is_complex_arg(o): _check_cast(self, o)
+            if cast_first or arith and not self.dtype.is_complex and _is_complex_arg(o): _check_cast(self, o)
         return inplace(self, fn, *args, **kwargs)
     f.__name__ = name
     f.__doc__ = f"In-place version of `{fn.__name__}`."

@@ -138,3 +138,22 @@ def test_scatter_reduce_complex_mean_empty_index_divides():
         r = x.scatter_reduce(0, lib.zeros(0, dtype=lib.int64), lib.zeros(0, dtype=lib.complex64), 'mean')
         return lib.view_as_real(r)
     torch.testing.assert_close(torch.from_numpy(run(minitorch).numpy()), run(torch), equal_nan=True)
+
+
+def _norm_cases(lib):
+    F = lib.nn.functional
+    i8, b = lib.int8, lib.bool
+    return [lambda: lib.ones(2).ge_(lib.ones(2, dtype=lib.complex64)),
+            lambda: lib.ones(2).add_(lib.ones(2, dtype=lib.complex64)),
+            lambda: F.batch_norm(lib.ones(3, 2, 2, dtype=i8), lib.ones(2, dtype=i8), lib.ones(2, dtype=i8)),
+            lambda: F.batch_norm(lib.ones(3, 2, dtype=b), lib.ones(2, dtype=b), lib.ones(2, dtype=b), lib.ones(2, dtype=b),
+                                 lib.ones(2, dtype=b)),
+            lambda: F.instance_norm(lib.ones(2, 3, 4, dtype=i8)),
+            lambda: tuple(F.instance_norm(lib.ones(0, 3, 4, dtype=i8)).shape)]
+
+
+@pytest.mark.parametrize('k', range(6))
+def test_kernel_dtype_errors(k):
+    t, m = _err(_norm_cases(torch)[k]), _err(_norm_cases(minitorch)[k])
+    assert (t is None) == (m is None)
+    if t is not None: assert m[0] is t[0] and m[1] == t[1]

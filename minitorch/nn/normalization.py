@@ -76,7 +76,7 @@ def _norm_kernel_check(input: Tensor, kernel: str) -> None:
 def _instance_norm_check(input: Tensor, use_input_stats: bool) -> None:
     if use_input_stats and math.prod(input.shape[2:]) == 1:
         raise ValueError(f"Expected more than 1 spatial element when training, got input size {input.shape}")
-    _norm_kernel_check(input, 'batch_norm')
+    if input.numel(): _norm_kernel_check(input, 'batch_norm')   # (an empty input returns before any kernel)
 
 def _group_norm_check(input: Tensor, num_groups: int) -> None:
     if input.ndim < 2:
@@ -150,6 +150,7 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         if weight is not None: out = out * weight[0]
         if bias is not None: out = out + bias[0]
         return out
+    _norm_kernel_check(input, 'batch_norm')
     if training:
         dims = (0,) + tuple(range(2, input.ndim))
         n = input.numel() // C
