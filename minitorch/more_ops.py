@@ -596,8 +596,18 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: 
     from minitorch.tensor_data import normalize_dim
     d = normalize_dim(dim, input.dim())   # IndexError out of range; a 0-d input takes -1 and 0
     _index_func_meta('index_add', input, d, index, source)
-    src = source if alpha == 1 else source * alpha
+    if alpha != 1: src = source * alpha
+    elif source.dtype.is_complex and (input.dim() <= 1 or 0 < d < input.dim() - 1): src = _TimesOne.apply(source)
+    else: src = source      # (torch's dim 0 / last dim path of a 2+-D input adds `source` as it is)
     return input.scatter_add(d, _index_expand(index, d, source.shape), src)
+
+class _TimesOne(Function):
+    "PyTorch's 1-D and middle-dim kernels add `alpha * source`, alpha = 1+0j complex-multiplied (inf parts give NaN); "
+    "its derivative skips the multiply when alpha == 1."
+    @staticmethod
+    def forward(ctx, x): return x * builtins.complex(1, 0)
+    @staticmethod
+    def backward(ctx, g): return g
 
 def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
     "`input` with the slices at `index` along `dim` replaced by those of `source`."

@@ -157,3 +157,22 @@ def test_cdist_empty_half():
         assert tuple(m.shape) == tuple(r.shape) and m.dtype is mt.float16
     with pytest.raises(NotImplementedError):
         mt.cdist(mt.zeros((2, 1), dtype=mt.float16), mt.zeros((3, 1), dtype=mt.float16))
+
+
+# ---- 08db: complex index_add multiplies by alpha = 1+0j exactly where torch's kernel does (1-D, middle dims)
+@pytest.mark.parametrize("shape", [(2, 3, 4, 5), (3, 4, 5), (3, 4), (4,)])
+def test_index_add_complex_alpha_one(shape):
+    inf = float('inf')
+    for d in range(len(shape)):
+        ss = list(shape); ss[d] = 2
+        src = np.full(ss, complex(inf, 1.0)); src.reshape(-1)[::3] = complex(2.0, -inf)
+        r = torch.zeros(shape, dtype=torch.complex128).index_add(d, torch.tensor([0, 1]), torch.tensor(src))
+        m = mt.zeros(shape, dtype=mt.complex128).index_add(d, mt.tensor([0, 1]), mt.tensor(src))
+        np.testing.assert_array_equal(np.asarray(m), r.numpy())
+    x, tx = mt.zeros(shape, dtype=mt.complex128), torch.zeros(shape, dtype=torch.complex128)
+    ss = list(shape); ss[-1] = 2
+    s, ts = mt.tensor(np.ones(ss) * (1 + 2j), requires_grad=True), torch.tensor(np.ones(ss) * (1 + 2j), requires_grad=True)
+    w = np.arange(int(np.prod(shape))).reshape(shape) * (1 - 1j)
+    (x.index_add(-1, mt.tensor([1, 0]), s) * mt.tensor(w)).real.sum().backward()
+    (tx.index_add(-1, torch.tensor([1, 0]), ts) * torch.tensor(w)).real.sum().backward()
+    close(s.grad, ts.grad)
