@@ -121,3 +121,19 @@ def test_norm_inf_grad_counts_nan_as_reaching_it(p, kw, bad):
     m = mt.tensor(x, dtype=mt.float64, requires_grad=True)
     t.norm(p=p, **kw).sum().backward(); m.norm(p=p, **kw).sum().backward()
     torch.testing.assert_close(torch.from_numpy(m.grad.numpy().copy()), t.grad, equal_nan=True)
+
+
+@pytest.mark.parametrize('d', ['int8', 'bool', 'int64'])
+@pytest.mark.parametrize('shapes', [((2, 3, 1), (2, 0, 1), (2, 0, 1)), ((2, 0, 3), (2, 2, 3), (2, 2, 3)),
+                                    ((2, 2, 3), (2, 2, 3), (2, 2, 0)), ((2, 2, 0), (2, 2, 0), (2, 2, 3)),
+                                    ((2, 2, 3),) * 3])
+@pytest.mark.parametrize('causal', [False, True])
+def test_sdpa_integer_inputs_with_nothing_to_compute(d, shapes, causal):
+    "No keys or an empty output: zeros (bool's as int64) and no dtype error, as PyTorch; otherwise its error."
+    def run(lib):
+        q, k, v = (lib.zeros(s, dtype=getattr(lib, d)) for s in shapes)
+        r = lib.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal)
+        return tuple(r.shape), str(r.dtype).split('.')[-1], r.flatten().tolist()
+    want, got = _err(lambda: run(torch)), _err(lambda: run(mt))
+    if want is None: assert run(mt) == run(torch)
+    else: assert got == want

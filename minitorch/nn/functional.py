@@ -364,7 +364,7 @@ def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
 import minitorch.nn.normalization, minitorch.nn.losses   # noqa: F401 (they add their functions to this module)
 
 # %% ../../nbs/12_attention.ipynb #012c3736
-def _sdpa_check(query: Tensor, key: Tensor, value: Tensor) -> None:
+def _sdpa_check(query: Tensor, key: Tensor, value: Tensor) -> tuple | None:
     "PyTorch's argument errors of `scaled_dot_product_attention`, in its order."
     if min(query.ndim, key.ndim, value.ndim) < 2:
         raise RuntimeError(f"Expected query, key, and value to all be  at least 2 dimensional, but got query.dim: "
@@ -374,7 +374,16 @@ def _sdpa_check(query: Tensor, key: Tensor, value: Tensor) -> None:
         raise RuntimeError(f"Expected query, key, and value to have the same dtype, but got query.dtype: {n(query)} "
                            f"key.dtype: {n(key)} and value.dtype: {n(value)} instead.")
     if not (query.dtype.is_floating_point or query.dtype.is_complex):
+        shape = _sdpa_empty_shape(query, key, value)
+        if shape is not None: return shape   # nothing to compute: PyTorch checks no dtype (see below)
         raise RuntimeError(f"expected scalar type Float but found {minitorch.ops.torch_name(query.dtype)}")
+
+def _sdpa_empty_shape(query: Tensor, key: Tensor, value: Tensor) -> tuple | None:
+    "The output's shape when there is nothing to attend (no keys) or no output; else None."
+    try: batch = tuple(minitorch.tensor_data.broadcast_shapes(query.shape[:-2], key.shape[:-2], value.shape[:-2]))
+    except RuntimeError: return None
+    shape = batch + (query.shape[-2], value.shape[-1])
+    return shape if key.shape[-2] == 0 or 0 in shape else None
     if query.dtype.is_complex:
         raise NotImplementedError(f"\"softmax_lastdim_kernel_impl\" not implemented for '{minitorch.ops.torch_name(query.dtype)}'")
 
@@ -403,7 +412,10 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
                                  dropout_p: float = 0.0, is_causal: bool = False, scale: float | None = None,
                                  enable_gqa: bool = False) -> Tensor:
     "$\\mathrm{softmax}(QK^T\\cdot\\mathrm{scale} + M)V$ over the last two dims, PyTorch's mask conventions."
-    _sdpa_check(query, key, value)
+    empty = _sdpa_check(query, key, value)
+    if empty is not None:   # an integer or bool input with nothing to compute: zeros (bool's as int64), as PyTorch
+        return minitorch.zeros(empty, dtype=minitorch.int64 if query.dtype == minitorch.bool else query.dtype,
+                               device=query.device)
     if key.shape[-2] == 0: return query.matmul(key.transpose(-2, -1)).matmul(value)   # no keys: zeros
     if scale is None and query.shape[-1] == 0: scale = math.inf                       # 1/sqrt(0), as PyTorch
     if query.dtype in (minitorch.float16, minitorch.bfloat16) and query.device.type == 'cpu':   # float32, one rounding
