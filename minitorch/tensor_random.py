@@ -283,9 +283,9 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, g
 def bernoulli(input: Tensor, p: float | None = None, *, generator: Generator | None = None, out: Any = None) -> Tensor:
     "0/1 samples: 1 with probability `input` per element (or `p` everywhere), in `input`'s dtype."
     if p is not None and not 0 <= p <= 1: raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p:g}")
-    if input.dtype.is_complex:   # PyTorch's kernel tables: a scalar p takes any real dtype, a tensor of p floats only
+    if input.dtype.is_complex and input.numel():   # torch's kernel tables (an empty input never reaches them):
         raise _not_implemented('bernoulli_tensor_cpu_self_' if p is None else 'bernoulli_scalar_cpu_', input.dtype)
-    if p is None: _check_float(input, 'bernoulli_tensor_cpu_p_')
+    if p is None and input.numel(): _check_float(input, 'bernoulli_tensor_cpu_p_')   # a scalar p takes any real dtype
     if p is None:
         pr = _host(input)
         if ((pr < 0) | (pr > 1)).any():

@@ -174,3 +174,13 @@ def test_margin_ranking_loss_integer_inputs(dtype, reduction):
     got = MF.margin_ranking_loss(m(a), m(b), m(y), reduction=reduction)
     assert got.dtype.name == str(want.dtype).split('.')[-1]
     close(got, want)
+
+
+@pytest.mark.parametrize('dtype', ['int8', 'complex64'])
+@pytest.mark.parametrize('p', [None, 0.3])
+def test_bernoulli_empty_any_dtype(dtype, p):
+    "An empty input never reaches torch's kernel table: no dtype error."
+    kw = {} if p is None else {'p': p}
+    x = torch.zeros(0, 2, dtype=getattr(torch, dtype))
+    got, want = mt.bernoulli(m(x), **kw), torch.bernoulli(x, **kw)
+    assert tuple(got.shape) == tuple(want.shape) and got.dtype.name == str(want.dtype).split('.')[-1]
