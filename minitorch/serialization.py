@@ -32,7 +32,7 @@ def _tensor_bytes(t: minitorch.Tensor) -> bytes:
     if t.dtype is minitorch.complex32:    # its (real, imag) fp16 words, read as a float16 (..., 2) view
         from minitorch.complex_autograd import view_as_real
         t = view_as_real(t)
-    a = np.ascontiguousarray(t.numpy())
+    a = np.ascontiguousarray(t.resolve_conj().numpy())   # a conj view (chapter 2) is saved with its values
     if t.dtype is minitorch.bfloat16 or str(a.dtype) == "bfloat16": a = a.view(np.uint16)
     if a.dtype.kind == "c" and t.dtype is not minitorch.complex64 and t.dtype is not minitorch.complex128:
         a = a.astype(np.complex64)
