@@ -157,3 +157,17 @@ def test_kernel_dtype_errors(k):
     t, m = _err(_norm_cases(torch)[k]), _err(_norm_cases(minitorch)[k])
     assert (t is None) == (m is None)
     if t is not None: assert m[0] is t[0] and m[1] == t[1]
+
+
+@pytest.mark.parametrize('dtype', ['int8', 'bool', 'int64'])
+@pytest.mark.parametrize('training', [True, False])
+@pytest.mark.parametrize('layout', ['contiguous', 'transposed', 'expanded'])
+def test_batch_norm_integer_inputs(dtype, training, layout):
+    def run(lib):
+        d = getattr(lib, dtype)
+        x = {'contiguous': lambda: lib.ones(3, 2, dtype=d), 'transposed': lambda: lib.ones(2, 3, dtype=d).t(),
+             'expanded': lambda: lib.ones(1, 2, dtype=d).expand(3, 2)}[layout]()
+        p = [lib.ones(2, dtype=d) for _ in range(4)]
+        return _err(lambda: lib.nn.functional.batch_norm(x, *p, training=training))
+    t, m = run(torch), run(minitorch)
+    assert t is not None and m is not None and m[0] is t[0] and m[1] == t[1]
