@@ -381,6 +381,7 @@ def _masked_fill_(self: Tensor, mask: Tensor, value: Any) -> Tensor:
     self._vbox[0] += 1
     return self
 
+_masked_fill_.__name__ = _masked_fill_.__qualname__ = 'masked_fill_'
 Tensor.masked_fill_ = _masked_fill_
 
 Tensor.scatter_ = _make_inplace('scatter_', scatter)
