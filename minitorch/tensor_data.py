@@ -197,8 +197,7 @@ class TensorData:
         "A zero-copy numpy view of the elements (shape and strides as here)."
         item = self.storage.itemsize
         base = self.storage[self.offset:] if self.numel > 0 else self.storage[:0]
-        r = np.lib.stride_tricks.as_strided(base, self.shape, tuple(s * item for s in self.strides))
-        return conj_read(r) if type(self.storage) is ConjStorage else r   # a conj view (below)
+        return np.lib.stride_tricks.as_strided(base, self.shape, tuple(s * item for s in self.strides))
 
     @classmethod
     def from_numpy(cls, arr: Any) -> TensorData:
@@ -541,3 +540,11 @@ def conj_read(raw: np.ndarray) -> np.ndarray:
 def is_conj_data(td: TensorData) -> bool:
     "Whether `td` is a conj view."
     return type(td.storage) is ConjStorage
+
+_strided_numpy = TensorData.to_numpy
+def _to_numpy(self: TensorData) -> np.ndarray:
+    "A zero-copy numpy view of the elements; for a conj view, their conjugates (writes store the conjugate)."
+    r = _strided_numpy(self)
+    return conj_read(r) if type(self.storage) is ConjStorage else r
+
+TensorData.to_numpy = _to_numpy
