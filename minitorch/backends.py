@@ -136,6 +136,7 @@ ZIP_OPS: dict[str, Callable] = {
     'hypot': np.hypot, 'complex': lambda re, im: re + 1j * im,
     'bitwise_left_shift': np.left_shift, 'bitwise_right_shift': np.right_shift,
     'threshold_backward': lambda g, y: np.where(y <= 0, np.zeros((), g.dtype), g),   # ReLU's gradient: g where y > 0
+    'sigmoid_backward': lambda g, y: g * (1 - y) * y,   # the sigmoid's gradient from its output, in PyTorch's order
 }
 
 # the ufuncs' own `reduce` for the four folds: what `np.sum` calls, without its Python wrapper (1 us per call)

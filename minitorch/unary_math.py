@@ -81,6 +81,14 @@ def _relu_grad(g, x, y):   # PyTorch's threshold_backward: 0 where y <= 0 (a NaN
         return binary_forward('threshold_backward', g, y)   # one kernel, as PyTorch's (no graph to record here)
     return where(y <= 0, 0.0, g)
 
+def _sigmoid_grad(g, x, y):   # PyTorch's sigmoid_backward: g * (1 - y) * y in this order (complex: g * conj((1 - y) * y))
+    d = y.dtype   # its cpu kernel rounds each step in float16, only the end in bfloat16
+    if d.is_complex: return g * _cj((1 - y) * y)
+    if d is not dt.float16 and not (_State.grad_enabled or _modes_on[0]) and g.dtype is d and g._device.type == 'cpu':
+        return binary_forward('sigmoid_backward', g, y)   # one kernel (no graph to record here)
+    if d is dt.bfloat16 and g.dtype is d: return (g.float() * (1 - y.float()) * y.float()).to(d)
+    return g * (1 - y) * y
+
 # %% ../nbs/08a_arithmetic.ipynb #879d3d51
 _UNARY = {  # name: (float result?, node name, derivative g, x, y -> grad x)
     'neg': (False, 'NegBackward0', lambda g, x, y: -g),
@@ -107,7 +115,7 @@ _UNARY = {  # name: (float result?, node name, derivative g, x, y -> grad x)
     'acosh': (True, 'AcoshBackward0', lambda g, x, y: g * (_cj(rsqrt(x - 1) * rsqrt(x + 1)) if x.dtype.is_complex
                                                             else rsqrt(x ** 2 - 1))),   # the branch of z < 0
     'atanh': (True, 'AtanhBackward0', lambda g, x, y: g * 1 / _cj(1 - x ** 2)),
-    'sigmoid': (True, 'SigmoidBackward0', lambda g, x, y: g * _cj(y * (1 - y))),
+    'sigmoid': (True, 'SigmoidBackward0', _sigmoid_grad),
     'relu': (False, 'ReluBackward0', _relu_grad),
     'reciprocal': (True, 'ReciprocalBackward0', lambda g, x, y: -g * _cj(y * y)),
     'square': (False, 'PowBackward0', lambda g, x, y: g * _cj(2 * x)),

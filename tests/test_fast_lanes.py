@@ -1,0 +1,83 @@
+"""The fast lanes of the hot path (issue 13) give exactly what the general path gives, and PyTorch's numbers."""
+import numpy as np
+import pytest
+import torch
+
+import minitorch as mt
+from minitorch.unary_math import _sigmoid_grad
+
+
+@pytest.mark.parametrize("op", ["__mul__", "__add__", "__rmul__", "__radd__"])
+def test_operator_kernel_lane_matches_the_recorded_path(op):
+    a, b = mt.tensor([1.5, -2.0, 3.25]), mt.tensor([0.5, 4.0, -1.0])
+    plain = getattr(a, op)(b)   # nothing requires grad: the door runs the kernel
+    assert plain.grad_fn is None and not plain.requires_grad
+    ag = a.detach().requires_grad_()
+    rec = getattr(ag, op)(b)   # recorded: same numbers, a node
+    assert rec.grad_fn is not None
+    np.testing.assert_array_equal(plain.numpy(), rec.detach().numpy())
+    assert getattr(a, op)(2.0).tolist() == getattr(torch.tensor(a.tolist()), op)(2.0).tolist()
+
+
+def test_kernel_lane_respects_inference_mode_and_modes():
+    a, b = mt.ones(3), mt.ones(3)
+    with mt.inference_mode():
+        r = a * b
+    assert r.is_inference() and not (a * b).is_inference()
+    seen = []
+
+    class Log(mt.overrides.TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            seen.append(mt.dispatch.op_name(func))
+            return func(*args, **(kwargs or {}))
+    with Log():
+        a * b
+        a + 1.0
+    assert seen == ['mul', 'add']
+
+
+def test_zero_grad_without_children_and_with_a_none_bias():
+    lin = mt.nn.Linear(3, 2, bias=False)
+    lin(mt.ones(1, 3)).sum().backward()
+    assert lin.weight.grad is not None
+    lin.zero_grad()
+    assert lin.weight.grad is None
+    lin(mt.ones(1, 3)).sum().backward()
+    lin.zero_grad(set_to_none=False)
+    assert lin.weight.grad.tolist() == [[0.0] * 3] * 2
+
+
+def test_module_call_without_hooks_then_with_a_hook():
+    lin, calls = mt.nn.Linear(2, 2), []
+    x = mt.ones(1, 2)
+    y0 = lin(x)
+    h = lin.register_forward_hook(lambda m, i, o: calls.append(o.shape))
+    y1 = lin(x)
+    h.remove()
+    assert calls == [(1, 2)] and y0.tolist() == y1.tolist()
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_sigmoid_backward_is_pytorch_kernel_bit_for_bit(dtype, create_graph):
+    # torch's cpu kernel: g * (1 - y) * y; float16 rounds each step, bfloat16 only the end (float32 opmath)
+    gen = torch.Generator().manual_seed(0)
+    y = torch.sigmoid(torch.randn(2000, generator=gen, dtype=torch.float64) * 4).to(getattr(torch, dtype))
+    g = torch.randn(2000, generator=gen, dtype=torch.float64).to(getattr(torch, dtype))
+    ref = torch.ops.aten.sigmoid_backward(g, y)
+    mg = mt.tensor(g.double().numpy(), dtype=getattr(mt, dtype))
+    my = mt.tensor(y.double().numpy(), dtype=getattr(mt, dtype))
+    if create_graph:
+        got = _sigmoid_grad(mg, None, my)
+    else:
+        with mt.no_grad(): got = _sigmoid_grad(mg, None, my)
+    np.testing.assert_array_equal(got.double().numpy(), ref.double().numpy())
+
+
+def test_sigmoid_double_backward_matches_torch():
+    x = [0.3, -1.2, 2.0]
+    a, b = mt.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    ga, = mt.autograd.grad(mt.sigmoid(a).sum(), a, create_graph=True)
+    gb, = torch.autograd.grad(torch.sigmoid(b).sum(), b, create_graph=True)
+    ga.sum().backward(); gb.sum().backward()
+    np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), rtol=1e-6)
