@@ -248,7 +248,8 @@ def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: 
     _scatter_reduce_kernel(input, index, reduce)
     from minitorch.backends import _check_gather_index
     _check_gather_index(index.detach().cpu().numpy(), d, input.shape[d])
-    if input.dtype.is_complex and _State.grad_enabled and (input.requires_grad or src.requires_grad):
+    if input.dtype.is_complex and _State.grad_enabled and (input.requires_grad or src.requires_grad) \
+            and not _INPLACE_REDUCE[0]:   # (scatter_reduce_ has no such refusal)
         raise RuntimeError("scatter_reduce does not support automatic differentiation for outputs with complex dtype.")
     return ScatterReduce.apply(input, d, index, src, reduce, include_self)
 
@@ -266,7 +267,12 @@ def _scatter_reduce_(self: Tensor, dim: int, index: Tensor, src: Tensor, reduce:
     "In-place `scatter_reduce`."
     from minitorch.inplace_graph import _check_inplace, _check_overlap
     _check_inplace(self, src); _check_overlap(self)   # autograd's rules and the overlap come before the kernel's
-    return self.copy_(scatter_reduce(self, dim, index, src, reduce, include_self=include_self))
+    _INPLACE_REDUCE[0] = True
+    try: r = scatter_reduce(self, dim, index, src, reduce, include_self=include_self)
+    finally: _INPLACE_REDUCE[0] = False
+    return self.copy_(r)
+
+_INPLACE_REDUCE = [False]   # set while scatter_reduce_ runs the out-of-place op
 
 Tensor.scatter_reduce, Tensor.scatter_reduce_ = scatter_reduce, _scatter_reduce_
 

@@ -171,3 +171,11 @@ def test_batch_norm_integer_inputs(dtype, training, layout):
         return _err(lambda: lib.nn.functional.batch_norm(x, *p, training=training))
     t, m = run(torch), run(minitorch)
     assert t is not None and m is not None and m[0] is t[0] and m[1] == t[1]
+
+
+def test_scatter_reduce_inplace_complex_with_grad_is_allowed():
+    def run(lib):
+        x = lib.ones(3, dtype=lib.complex64, requires_grad=True) * 1
+        x.scatter_reduce_(0, lib.tensor([0]), lib.ones(1, dtype=lib.complex64) * 2, 'sum')
+        return x.detach().tolist()
+    assert run(minitorch) == run(torch)
