@@ -17,12 +17,12 @@ import numpy as np
 
 from . import dtypes as dt
 from .dtypes import dtype
-from .tensor_data import TensorData, contiguous_strides, record_alloc, _COUNT_CPU
+from .tensor_data import TensorData, contiguous_strides, record_alloc, _COUNT_CPU, ConjStorage
 
 # %% auto #0
-__all__ = ['MAP_OPS', 'ZIP_OPS', 'REDUCE_OPS', 'storage_resized', 'make_data', 'to_numpy', 'is_contiguous', 'from_numpy',
-           'Backend', 'NumpyBackend', 'register_backend', 'available_backends', 'get_backend', 'set_backend',
-           'use_backend']
+__all__ = ['MAP_OPS', 'ZIP_OPS', 'REDUCE_OPS', 'READS_CONJ', 'storage_resized', 'make_data', 'to_numpy', 'is_contiguous',
+           'from_numpy', 'Backend', 'NumpyBackend', 'register_backend', 'available_backends', 'get_backend',
+           'set_backend', 'use_backend']
 
 # %% ../nbs/05_backends.ipynb #029e3a03
 _erf = np.frompyfunc(math.erf, 1, 1)
@@ -156,6 +156,7 @@ def _contiguous_strides(shape: tuple) -> tuple:
 # parameters that way, chapter 22e) must call `storage_resized()`: every view made before is then rebuilt.
 TensorData._np, TensorData._np_epoch = None, 0
 _views_epoch = 0
+READS_CONJ = True   # every read of a storage goes through `to_numpy`: a conj view (chapter 2) is read conjugated
 
 def storage_resized() -> None:
     "Forget every cached numpy view: some storage was resized in place, so their buffers may be gone."
@@ -175,6 +176,7 @@ def to_numpy(a: TensorData) -> np.ndarray:
     r = a._np
     if r is not None and a._np_epoch == _views_epoch: return r
     s, shape, strides = a.storage, a.shape, a.strides
+    if type(s) is ConjStorage: return a.to_numpy()   # a conj view: its conjugated values (never cached)
     if len(shape) > 64:   # tensors may have more dimensions (views, `tensor()`), numpy arrays may not
         raise RuntimeError(f"the numpy backend handles tensors of at most 64 dimensions (numpy's limit), "
                            f"got {len(shape)}")

@@ -15,7 +15,7 @@ from numba.extending import overload, register_jitable
 from .backends import NumpyBackend, make_data, _PLAIN_NP, to_numpy as _to_numpy
 from .dtypes import dtype
 from .low_precision import bf16_bits_to_f32, f16_bits_to_f32, f32_to_bf16_bits, f32_to_f16_bits
-from .tensor_data import TensorData, index_to_position, to_index
+from .tensor_data import TensorData, index_to_position, to_index, ConjStorage
 # Every name of 09_numba_backend, so `from minitorch.numba_backend import X` works for all of them
 # (and the op tables below find the scalar functions `m_*`, `z_*` in this module).
 from .numba_kernels import (BF16, cast_out, CHUNK, coalesce, F16, kind_of, load, m_abs,
@@ -313,7 +313,8 @@ class NumbaBackend(NumpyBackend):
 
     def map(self, op: str, a: TensorData, out_dtype: dtype) -> TensorData:
         "Elementwise unary `op` of `a` with the map kernel."
-        if (self.small("map", a.numel) or not supports("map", op, a.storage.dtype, out_dtype)
+        if (self.small("map", a.numel) or type(a.storage) is ConjStorage   # a conj view: read through numpy
+                or not supports("map", op, a.storage.dtype, out_dtype)
                 or (op == "erf" and a.storage.dtype.itemsize == 2)      # PyTorch's 16-bit erf polynomial
                 or (op == "reciprocal" and a.storage.dtype.kind == "c")):   # 1/0j = inf+nanj: the reference
             return super().map(op, a, out_dtype)
@@ -342,6 +343,7 @@ class NumbaBackend(NumpyBackend):
         "Elementwise binary `op` of same-shape `a`, `b` with the zip kernel."
         if (math.prod(a.shape) < self.min_work.get("zip", 0)   # `small`, spelled out: every `a * b` asks
                 or a.storage.dtype != b.storage.dtype or a.shape != b.shape
+                or type(a.storage) is ConjStorage or type(b.storage) is ConjStorage   # conj views: through numpy
                 or not supports("zip", op, a.storage.dtype, out_dtype)
                 or (op == "floor_divide" and a.storage.dtype.itemsize == 2)):      # rounded per step
             return NumpyBackend.zip(self, op, a, b, out_dtype)
@@ -357,7 +359,7 @@ class NumbaBackend(NumpyBackend):
     def reduce(self, op: str, a: TensorData, dim: int, out_dtype: dtype) -> TensorData:
         "Reduce along `dim` (kept with size 1) with the reduce kernel."
         if (math.prod(a.shape) < self.min_work.get("reduce", 0)   # `small`, spelled out: every `x.sum()` asks
-                or a.ndim == 0 or a.shape[dim] == 0
+                or a.ndim == 0 or a.shape[dim] == 0 or type(a.storage) is ConjStorage
                 or not supports("reduce", op, a.storage.dtype, out_dtype)):
             return super().reduce(op, a, dim, out_dtype)
         shape = a.shape[:dim] + (1,) + a.shape[dim + 1:]
