@@ -1,0 +1,39 @@
+"Parity leftovers (issue 12): complex inf/NaN placement in addmm/addbmm values and grads."
+import numpy as np
+import torch
+import minitorch as mt
+
+
+def _c(rng, shape, p=0.15):
+    x = (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(np.complex64)
+    x[rng.random(shape) < p] = np.inf
+    return x
+
+
+def _same_nan(a, b):
+    a, b = np.asarray(a), np.asarray(b)
+    np.testing.assert_array_equal(np.isnan(a.real), np.isnan(b.real))
+    np.testing.assert_array_equal(np.isnan(a.imag), np.isnan(b.imag))
+    for x, y in ((a.real, b.real), (a.imag, b.imag)):
+        np.testing.assert_allclose(x, y, rtol=1e-4, atol=1e-4, equal_nan=True)
+
+
+def test_addmm_complex_inf_input_adds_part_by_part():
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        i, a, b = _c(rng, (4, 4), 0.3), _c(rng, (4, 3), 0.1), _c(rng, (3, 4), 0.0)
+        want = torch.addmm(torch.tensor(i), torch.tensor(a), torch.tensor(b)).numpy()
+        _same_nan(mt.addmm(mt.tensor(i), mt.tensor(a), mt.tensor(b)).numpy(), want)
+
+
+def test_addbmm_complex_inf_values_and_grads():
+    rng = np.random.default_rng(1)
+    for _ in range(20):
+        xs = [_c(rng, (4,)), _c(rng, (2, 4, 3)), _c(rng, (2, 3, 4))]
+        ts = [torch.tensor(x, requires_grad=True) for x in xs]
+        ms = [mt.tensor(x, requires_grad=True) for x in xs]
+        rt, rm = torch.addbmm(*ts), mt.addbmm(*ms)
+        _same_nan(rm.detach().numpy(), rt.detach().numpy())
+        g = (rng.standard_normal((4, 4)) + 1j * rng.standard_normal((4, 4))).astype(np.complex64)
+        rt.backward(torch.tensor(g)); rm.backward(mt.tensor(g))
+        for t, m in zip(ts, ms): _same_nan(m.grad.numpy(), t.grad.numpy())
