@@ -425,7 +425,11 @@ def _scan_inplace(name: str) -> Callable:
             n = lambda d: _MM_NAMES.get(d, d.name)
             raise RuntimeError(f"Bad in-place call: input tensor dtype {n(self.dtype)} and output tensor dtype "
                                f"{n(dtype)} should match")
-        if self.dtype is dt.bool: raise NotImplementedError(f"\"{name}_out_cpu\" not implemented for 'Bool'")
+        if self.dtype is dt.bool:   # PyTorch has no bool kernel; an empty or 0-d tensor never reaches it
+            normalize_dim(dim, builtins.max(self.ndim, 1))   # (the dim is checked first)
+            if self._data.shape and 0 not in self._data.shape:
+                raise NotImplementedError(f"\"{name}_out_cpu\" not implemented for 'Bool'")
+            return self
         return run(self, dim)
     f.__name__, f.__doc__ = name + '_', f"In-place version of `{name}`."
     return f
