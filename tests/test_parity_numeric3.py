@@ -37,3 +37,18 @@ def test_addbmm_complex_inf_values_and_grads():
         g = (rng.standard_normal((4, 4)) + 1j * rng.standard_normal((4, 4))).astype(np.complex64)
         rt.backward(torch.tensor(g)); rm.backward(mt.tensor(g))
         for t, m in zip(ts, ms): _same_nan(m.grad.numpy(), t.grad.numpy())
+
+
+def test_sdpa_empty_head_dim_scores_zero():
+    import minitorch.nn.functional as F
+    rng = np.random.default_rng(2)
+    for lead in [(1, 2), (2,)]:
+        for causal in (False, True):
+            q, k = np.zeros(lead + (3, 0), np.float32), np.zeros(lead + (4, 0), np.float32)
+            v = rng.standard_normal(lead + (4, 2)).astype(np.float32)
+            tv = torch.tensor(v, requires_grad=True); mv = mt.tensor(v, requires_grad=True)
+            rt = torch.nn.functional.scaled_dot_product_attention(torch.tensor(q), torch.tensor(k), tv, is_causal=causal)
+            rm = F.scaled_dot_product_attention(mt.tensor(q), mt.tensor(k), mv, is_causal=causal)
+            torch.testing.assert_close(torch.tensor(rm.detach().numpy()), rt.detach())
+            rt.sum().backward(); rm.sum().backward()
+            torch.testing.assert_close(torch.tensor(mv.grad.numpy()), tv.grad)

@@ -432,7 +432,8 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
         if hq % hk: raise RuntimeError(f"number of heads in key/value ({hk}) must divide the number of heads in "
                                        f"query ({hq}) for enable_gqa=True")
         key, value = _repeat_heads(key, hq // hk), _repeat_heads(value, hq // hk)
-    scores = query.matmul(key.transpose(-2, -1)) * scale_factor
+    scores = query.matmul(key.transpose(-2, -1))
+    if E: scores = scores * scale_factor   # PyTorch scales before the product: an empty head dim scores 0, not 0 * inf
     ninf = minitorch.full((), -math.inf, dtype=scores.dtype, device=scores.device)
     if is_causal:
         cm = minitorch.tensor(_causal_mask(L, S), device=query.device)
