@@ -384,7 +384,7 @@ def multi_margin_loss(input, target, p: int = 1, margin: float = 1.0, weight=Non
         raise ValueError("only p == 1 and p == 2 supported")
     if weight is not None and weight.dim() != 1:
         raise ValueError("weight must be one-dimensional")
-    if input.dim() not in (1, 2) or input.numel() == 0:
+    if input.dim() not in (1, 2) or input.shape[-1] == 0:   # an (0, C) batch is fine
         raise RuntimeError(f"Expected non-empty vector or matrix with optional 0-dim batch size, but got: {list(input.shape)}")
     x = input if input.dim() == 2 else input.unsqueeze(0)
     n, c = x.shape
@@ -395,13 +395,22 @@ def multi_margin_loss(input, target, p: int = 1, margin: float = 1.0, weight=Non
                            f"Input has shape {list(input.shape)}.")
     if weight is not None and weight.numel() != c:
         raise RuntimeError(f"inconsistent weight size, expected {c} but got {list(weight.shape)}")
+    if n == 0:   # an empty batch never reaches PyTorch's kernel (nor its dtype check); its sum/mean is unset memory there
+        out = x[:, 0].clone()
+        return out if reduction == 'none' else out.sum().to(x.dtype)
+    if input.dtype not in (minitorch.float32, minitorch.float64):
+        from minitorch.pointwise import torch_name
+        raise NotImplementedError(f'"multi_margin_loss_cpu_kernel" not implemented for \'{torch_name(input.dtype)}\'')
     if n and not (0 <= int(y.min()) and int(y.max()) < c):
         raise RuntimeError("target out of range")
-    z = (x - x.gather(1, y.unsqueeze(1)) + margin).clamp_min(0)
-    if p == 2: z = z * z
-    if weight is not None: z = z * weight[y].unsqueeze(1)
-    z = z * (minitorch.arange(c, device=x.device) != y.unsqueeze(1)).to(z.dtype)
-    loss = z.sum(1) / c
+    # PyTorch's kernel adds a term only where z > 0, so NaN terms are skipped, as is the target's own column
+    z = (margin - x.gather(1, y.unsqueeze(1))) + x
+    keep = (z > 0) & (minitorch.arange(c, device=x.device) != y.unsqueeze(1))
+    zero = minitorch.zeros((), dtype=z.dtype, device=z.device)
+    z = minitorch.where(keep, z, zero)   # masked first: a skipped NaN term passes no NaN to the gradient
+    h = z if p == 1 else z * z
+    if weight is not None: h = minitorch.where(keep, h * weight[y].unsqueeze(1), zero)
+    loss = h.sum(1) / c
     return _reduce(loss if input.dim() == 2 else loss[0], reduction)
 
 class MultiMarginLoss(_WeightedLoss):

@@ -31,3 +31,52 @@ def test_other_inplace_expanded_still_refused(fn):
         getattr(TF, fn)(t)
     with pytest.raises(RuntimeError):
         getattr(F, fn)(m)
+
+
+def _t(m):
+    return torch.tensor(np.array(m.tolist()))
+
+
+@pytest.mark.parametrize("p", [1, 2])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_multi_margin_loss_nan_terms_skipped(p, weighted):
+    nan = float('nan')
+    xs = [[1., nan, 2.], [0., 5., -9.], [nan, 1., 2.], [0.3, 0.2, 0.25]]
+    ys = [0, 1, 0, 2]
+    w = [1., 2., 3.] if weighted else None
+    xt = torch.tensor(xs, requires_grad=True)
+    xm = mt.tensor(xs, requires_grad=True)
+    for red in ('none', 'sum'):
+        lt = TF.multi_margin_loss(xt, torch.tensor(ys), p=p, weight=None if w is None else torch.tensor(w), reduction=red)
+        lm = F.multi_margin_loss(xm, mt.tensor(ys), p=p, weight=None if w is None else mt.tensor(w), reduction=red)
+        _same(lm, lt)
+    lt.backward(); lm.backward()
+    _same(xm.grad, xt.grad)
+
+
+def test_multi_margin_loss_empty_batch():
+    lt = TF.multi_margin_loss(torch.zeros(0, 3), torch.zeros(0, dtype=torch.long), reduction='none')
+    lm = F.multi_margin_loss(mt.zeros(0, 3), mt.zeros(0, dtype=mt.int64), reduction='none')
+    assert tuple(lm.shape) == tuple(lt.shape)
+    for s in [(0, 0), (3, 0), (0,)]:
+        with pytest.raises(RuntimeError, match="Expected non-empty vector or matrix"):
+            F.multi_margin_loss(mt.zeros(*s), mt.zeros(s[0] if len(s) == 2 else 1, dtype=mt.int64))
+
+
+@pytest.mark.parametrize("d", ["int64", "int32", "bool", "float16", "bfloat16", "complex64"])
+def test_multi_margin_loss_dtype_error(d):
+    with pytest.raises(NotImplementedError) as et:
+        TF.multi_margin_loss(torch.ones(2, 3, dtype=getattr(torch, d)), torch.tensor([0, 1]))
+    with pytest.raises(NotImplementedError) as em:
+        F.multi_margin_loss(mt.ones(2, 3, dtype=getattr(mt, d)), mt.tensor([0, 1]))
+    assert str(em.value) == str(et.value)
+
+
+@pytest.mark.parametrize("d", ["int16", "float16", "bool", "float32"])
+def test_multi_margin_loss_empty_batch_any_dtype(d):
+    lt = TF.multi_margin_loss(torch.ones(0, 3, dtype=getattr(torch, d)), torch.zeros(0, dtype=torch.long), reduction='none')
+    lm = F.multi_margin_loss(mt.ones(0, 3, dtype=getattr(mt, d)), mt.zeros(0, dtype=mt.int64), reduction='none')
+    assert tuple(lm.shape) == tuple(lt.shape) and str(lm.dtype).split(".")[-1] == str(lt.dtype).split(".")[-1]
+    st = TF.multi_margin_loss(torch.ones(0, 3, dtype=getattr(torch, d)), torch.zeros(0, dtype=torch.long), reduction='sum')
+    sm = F.multi_margin_loss(mt.ones(0, 3, dtype=getattr(mt, d)), mt.zeros(0, dtype=mt.int64), reduction='sum')
+    assert tuple(sm.shape) == tuple(st.shape) and str(sm.dtype).split(".")[-1] == str(st.dtype).split(".")[-1]   # torch's value is unset memory
