@@ -279,15 +279,15 @@ def _lerp_fwd(x: Tensor, e: Tensor, w: Any) -> Tensor:
     def f(x, e, w):
         if not isinstance(w, Tensor): return x + w * (e - x) if builtins.abs(w) < 0.5 else e - (e - x) * (1 - w)
         return where(abs(w) < 0.5, x + w * (e - x), e - (e - x) * (1 - w))
-    if x.dtype.is_complex and x.dtype is not dt.complex32 and x.device.type == 'cpu':
+    if x.dtype.is_complex and x.dtype is not dt.complex32:   # (the cuda kernel's complex arithmetic is the same)
         # the kernel's `+` and `-` are plain complex ones (ours add `1 * b` as torch.add does), and a number weight
         # is a complex number: numpy's complex arithmetic is that kernel's
         c = x.dtype.numpy_dtype.type
-        xn, en = x.detach().numpy(), e.detach().numpy()
-        wn = w.detach().numpy() if isinstance(w, Tensor) else c(w)
+        xn, en = x.detach().cpu().numpy(), e.detach().cpu().numpy()
+        wn = w.detach().cpu().numpy() if isinstance(w, Tensor) else c(w)
         with np.errstate(all='ignore'):
             r = np.where(np.abs(wn) < 0.5, xn + wn * (en - xn), en - (en - xn) * (c(1) - wn))
-        return tensor(np.array(r, dtype=x.dtype.numpy_dtype), dtype=x.dtype)
+        return tensor(np.array(r, dtype=x.dtype.numpy_dtype), dtype=x.dtype, device=x.device)
     if x.dtype.name in ('float16', 'bfloat16'):   # PyTorch: one fused multiply-add in float32, then one rounding
         d = x.dtype
         x, e = x.to(dt.float32), e.to(dt.float32)

@@ -52,3 +52,13 @@ def test_sdpa_empty_head_dim_scores_zero():
             torch.testing.assert_close(torch.tensor(rm.detach().numpy()), rt.detach())
             rt.sum().backward(); rm.sum().backward()
             torch.testing.assert_close(torch.tensor(mv.grad.numpy()), tv.grad)
+
+
+def test_lerp_complex_cuda_matches_torch_cpu():
+    rng = np.random.default_rng(3)
+    for w in (0.25, 0.75, 2.0):
+        x, e = _c(rng, (6, 5), 0.2), _c(rng, (6, 5), 0.2)
+        want = torch.lerp(torch.tensor(x), torch.tensor(e), w).numpy()
+        got = mt.lerp(mt.tensor(x, device='cuda'), mt.tensor(e, device='cuda'), w)
+        assert got.device.type == 'cuda'
+        _same_nan(got.cpu().numpy(), want)
