@@ -80,3 +80,29 @@ def test_multi_margin_loss_empty_batch_any_dtype(d):
     st = TF.multi_margin_loss(torch.ones(0, 3, dtype=getattr(torch, d)), torch.zeros(0, dtype=torch.long), reduction='sum')
     sm = F.multi_margin_loss(mt.ones(0, 3, dtype=getattr(mt, d)), mt.zeros(0, dtype=mt.int64), reduction='sum')
     assert tuple(sm.shape) == tuple(st.shape) and str(sm.dtype).split(".")[-1] == str(st.dtype).split(".")[-1]   # torch's value is unset memory
+
+
+@pytest.mark.parametrize("s", [(1, 3), (1, 0), (3, 0)])   # (0, n): torch's PdistBackward segfaults, so left out
+def test_pdist_few_rows_in_graph(s):
+    t = torch.pdist(torch.ones(s, requires_grad=True))
+    m = mt.pdist(mt.ones(*s, requires_grad=True))
+    assert tuple(m.shape) == tuple(t.shape) and m.requires_grad and m.grad_fn is not None
+    _same(m, t)
+
+
+@pytest.mark.parametrize("d", ["float16", "bfloat16"])
+def test_pdist_half_error(d):
+    with pytest.raises(NotImplementedError) as et:
+        torch.pdist(torch.ones(3, 2, dtype=getattr(torch, d)))
+    with pytest.raises(NotImplementedError) as em:
+        mt.pdist(mt.ones(3, 2, dtype=getattr(mt, d)))
+    assert str(em.value) == str(et.value)
+    assert tuple(mt.pdist(mt.ones(1, 2, dtype=getattr(mt, d))).shape) == (0,)   # no kernel call for one row
+
+
+@pytest.mark.parametrize("p", [0.0, 1.0, 2.0, float('inf')])
+def test_pdist_no_columns(p):
+    t = torch.pdist(torch.ones(4, 0, requires_grad=True), p=p)
+    m = mt.pdist(mt.ones(4, 0, requires_grad=True), p=p)
+    assert m.requires_grad
+    _same(m, t)
