@@ -211,6 +211,14 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type: float =
         raise NotImplementedError("embedding_bag: per_sample_weights was not None. per_sample_weights is only "
                                   f"supported for mode='sum' (got mode='{mode}'). Please open a feature request on GitHub.")
     flat, bags = _bags(input, offsets, include_last_offset)
+    if weight.dtype not in (minitorch.float16, minitorch.bfloat16, minitorch.float32, minitorch.float64):
+        from minitorch.pointwise import torch_name
+        n = torch_name(weight.dtype)   # PyTorch's legacy type names: torch.LongTensor, CPUBoolType
+        cuda = weight.device.type == 'cuda'
+        t = (f"torch.{'cuda.' if cuda else ''}{n}Tensor" if n in ('Byte', 'Char', 'Short', 'Int', 'Long')
+             else f"{'CUDA' if cuda else 'CPU'}{n}Type")
+        raise RuntimeError("Expected tensor for argument #1 'weight' to have one of the following scalar types: Half, "
+                           f"BFloat16, Float, Double; but got {t} instead (while checking arguments for embedding_bag)")
     idx = np.asarray(flat.tolist(), dtype=np.int64)
     bad = np.nonzero((idx < 0) | (idx >= weight.shape[0]))[0]
     if len(bad):
@@ -222,18 +230,25 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type: float =
     emb = F.embedding(flat, weight, None, max_norm, norm_type)
     if per_sample_weights is not None:
         emb = emb * per_sample_weights.reshape(-1).unsqueeze(1)
+    div = [len(idx) - s if include_last_offset and b == len(bags) - 1 and padding_idx is None else None
+           for b, (s, e) in enumerate(bags)]   # PyTorch 2.13's include_last_offset: its last bag's mean divides by
+    if include_last_offset and bags and (mode == 'max' or padding_idx is not None):   # the indices to the end, and
+        bags = list(bags[:-1]) + [(bags[-1][0], len(idx))]   # with padding_idx (or max) it takes them all in
     if mode == 'max':
         rows = []
         for s, e in bags:
             sel = s + np.nonzero(keep[s:e])[0]
             rows.append(emb.index_select(0, minitorch.tensor(sel.tolist(), dtype=minitorch.int64)).max(0).values
-                        if len(sel) else minitorch.zeros(weight.shape[1], dtype=weight.dtype, device=weight.device))
-        return minitorch.stack(rows) if rows else minitorch.zeros(0, weight.shape[1], dtype=weight.dtype)
-    m = np.zeros((len(bags), len(idx)))
-    for b, (s, e) in enumerate(bags):
-        m[b, s:e] = keep[s:e]
-        if mode == 'mean': m[b] /= max(m[b].sum(), 1)
-    return minitorch.tensor(m.tolist(), dtype=weight.dtype, device=weight.device) @ emb
+                        if len(sel) else emb[:0].sum(0))   # an empty bag: zeros, still in the graph
+        return minitorch.stack(rows) if rows else emb[:0].clone()
+    rows = []   # each bag sums only its own rows (a 0/1 matrix @ emb would spread 0 * NaN from the others)
+    for (s, e), dv in zip(bags, div):
+        sel = s + np.nonzero(keep[s:e])[0]
+        if len(sel):
+            r = emb.index_select(0, minitorch.tensor(sel.tolist(), dtype=minitorch.int64, device=emb.device)).sum(0)
+            rows.append(r / (dv or len(sel)) if mode == 'mean' else r)
+        else: rows.append(emb[:0].sum(0))   # an empty bag: zeros, still in the graph
+    return minitorch.stack(rows) if rows else emb[:0].clone()
 
 # %% ../nbs/12h_api_compat.ipynb #30de987c
 class EmbeddingBag(Module):

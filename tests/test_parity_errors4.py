@@ -106,3 +106,37 @@ def test_pdist_no_columns(p):
     m = mt.pdist(mt.ones(4, 0, requires_grad=True), p=p)
     assert m.requires_grad
     _same(m, t)
+
+
+@pytest.mark.parametrize("mode", ["sum", "mean"])
+def test_embedding_bag_nan_row_stays_in_its_bag(mode):
+    nan = float('nan')
+    ws = [[1., 2.], [nan, 3.], [4., 5.]]
+    wt = torch.tensor(ws, requires_grad=True)
+    wm = mt.tensor(ws, requires_grad=True)
+    ot = TF.embedding_bag(torch.tensor([0, 2, 2, 1]), wt, torch.tensor([0, 2, 2, 3]), mode=mode)
+    om = F.embedding_bag(mt.tensor([0, 2, 2, 1]), wm, mt.tensor([0, 2, 2, 3]), mode=mode)
+    _same(om, ot)
+    ot.sum().backward(); om.sum().backward()
+    _same(wm.grad, wt.grad)
+
+
+@pytest.mark.parametrize("d", ["int64", "int32", "bool", "complex64"])
+def test_embedding_bag_weight_dtype_error(d):
+    with pytest.raises(RuntimeError) as et:
+        TF.embedding_bag(torch.tensor([0, 1]), torch.ones(3, 2, dtype=getattr(torch, d)), torch.tensor([0]))
+    with pytest.raises(RuntimeError) as em:
+        F.embedding_bag(mt.tensor([0, 1]), mt.ones(3, 2, dtype=getattr(mt, d)), mt.tensor([0]))
+    assert str(em.value) == str(et.value)
+
+
+@pytest.mark.parametrize("mode", ["sum", "mean", "max"])
+@pytest.mark.parametrize("pad", [None, 1])
+@pytest.mark.parametrize("idx,off", [([0, 2, 1], [0, 1]), ([0, 2, 1, 0], [0, 1, 2]), ([0, 1, 1], [0, 2]), ([1, 0, 2, 2], [0, 2, 4])])
+def test_embedding_bag_include_last_offset(mode, pad, idx, off):
+    ws = [[1.], [10.], [100.]]
+    ot = TF.embedding_bag(torch.tensor(idx), torch.tensor(ws), torch.tensor(off), mode=mode, include_last_offset=True,
+                          padding_idx=pad)
+    om = F.embedding_bag(mt.tensor(idx), mt.tensor(ws), mt.tensor(off), mode=mode, include_last_offset=True,
+                         padding_idx=pad)
+    _same(om, ot)
