@@ -620,6 +620,12 @@ def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
     "`input` with the slices at `index` along `dim` set to `value`."
     d = dim % builtins.max(input.dim(), 1)
     n = input.shape[d] if input.dim() else 1
+    if n == 0 and index.numel():   # PyTorch restrides the empty dim to size 1 and its storage check refuses that
+        sz = [1 if i == d else s for i, s in enumerate(input.shape)]
+        st = [0 if i == d else s for i, s in enumerate(input.stride())]
+        need = 0 if 0 in sz else (builtins.sum((a - 1) * b for a, b in zip(sz, st)) + 1) * input.element_size()
+        raise RuntimeError(f"setStorage: sizes {sz}, strides {st}, storage offset 0, and itemsize {input.element_size()} "
+                           f"requiring a storage size of {need} are out of bounds for storage of size 0")
     m = isin(tensor(list(range(n)), device=input.device), index.detach() % n if index.numel() else index)
     m = m.reshape(*[-1 if i == d else 1 for i in range(input.dim())])
     if isinstance(value, Tensor): v = value.to(input.dtype)

@@ -140,3 +140,13 @@ def test_embedding_bag_include_last_offset(mode, pad, idx, off):
     om = F.embedding_bag(mt.tensor(idx), mt.tensor(ws), mt.tensor(off), mode=mode, include_last_offset=True,
                          padding_idx=pad)
     _same(om, ot)
+
+
+@pytest.mark.parametrize("shape,dim", [((2, 0, 3), 1), ((0,), 0), ((0, 4), 0)])
+def test_index_fill_empty_dim(shape, dim):
+    with pytest.raises(RuntimeError) as et:
+        torch.ones(shape).index_fill(dim, torch.tensor([0]), 5.)
+    with pytest.raises(RuntimeError) as em:
+        mt.ones(*shape).index_fill(dim, mt.tensor([0]), 5.)
+    assert str(em.value) == str(et.value).split('\n')[0] or str(em.value) in str(et.value)
+    assert tuple(mt.ones(*shape).index_fill(dim, mt.tensor([], dtype=mt.int64), 5.).shape) == shape
