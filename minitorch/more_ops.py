@@ -678,6 +678,8 @@ def _swap(f: Any) -> Any:
     def g(self, *a, **k):
         if _overlaps(self._data) and not (f is float_power and self.dtype not in (dt.float64, dt.complex128)):
             return _swap_expanded(f, self, *a, **k)   # (float_power_'s dtype error comes first)
+        if f is addmm and len(a) >= 2 and isinstance(a[0], Tensor) and isinstance(a[1], Tensor):
+            _addmm_dtypes(self, a[0], a[1])   # PyTorch's addmm_ wants one dtype before its kernel's Bool check
         if a and f in _CAST_BEFORE:   # TensorIterator checks the output's dtype before any kernel runs
             from minitorch.views import _check_cast
             _check_cast(self, a[0])   # (`bool.hypot_(uint8)`: Byte can't be cast to Bool, not hypot's missing kernel)
@@ -691,6 +693,13 @@ def _swap(f: Any) -> Any:
         return self.copy_(r)
     g.__name__ = f.__name__ + '_'; g.__doc__ = f"In-place `{f.__name__}`."
     return g
+
+def _addmm_dtypes(self: Tensor, mat1: Tensor, mat2: Tensor) -> None:
+    "`addmm_`'s dtype rules: self and mat2 first, then mat1 and mat2, then the kernel (no Bool)."
+    for a, b, name in ((self, mat2, 'self'), (mat1, mat2, 'mat1')):
+        if a.dtype is not b.dtype:
+            raise RuntimeError(f"{name} and mat2 must have the same dtype, but got {torch_name(a.dtype)} and {torch_name(b.dtype)}")
+    if self.dtype is dt.bool: raise NotImplementedError("\"addmm_impl_cpu_\" not implemented for 'Bool'")
 
 # Into an expanded view: PyTorch's kernels refuse it (after autograd's checks, before any dtype check: `frac_` of an
 # expanded uint8 tensor is the overlap error), except index_fill_, which writes through with a warning.

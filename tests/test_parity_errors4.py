@@ -150,3 +150,19 @@ def test_index_fill_empty_dim(shape, dim):
         mt.ones(*shape).index_fill(dim, mt.tensor([0]), 5.)
     assert str(em.value) == str(et.value).split('\n')[0] or str(em.value) in str(et.value)
     assert tuple(mt.ones(*shape).index_fill(dim, mt.tensor([], dtype=mt.int64), 5.).shape) == shape
+
+
+@pytest.mark.parametrize("a,b,c", [("float32", "float32", "int64"), ("float32", "int64", "int64"), ("int64", "float32", "float32"),
+                                   ("float32", "int64", "float32"), ("bool", "bool", "bool"), ("float64", "float32", "float32")])
+def test_addmm__dtype_errors(a, b, c):
+    with pytest.raises((RuntimeError, NotImplementedError)) as et:
+        torch.ones(2, 2, dtype=getattr(torch, a)).addmm_(torch.ones(2, 2, dtype=getattr(torch, b)), torch.ones(2, 2, dtype=getattr(torch, c)))
+    with pytest.raises((RuntimeError, NotImplementedError)) as em:
+        mt.ones(2, 2, dtype=getattr(mt, a)).addmm_(mt.ones(2, 2, dtype=getattr(mt, b)), mt.ones(2, 2, dtype=getattr(mt, c)))
+    assert type(em.value) is type(et.value) and str(em.value) == str(et.value)
+
+
+def test_addmm__same_dtype_still_works():
+    t = torch.ones(2, 2, dtype=torch.int64).addmm_(torch.ones(2, 2, dtype=torch.int64), torch.ones(2, 2, dtype=torch.int64))
+    m = mt.ones(2, 2, dtype=mt.int64).addmm_(mt.ones(2, 2, dtype=mt.int64), mt.ones(2, 2, dtype=mt.int64))
+    _same(m, t)
