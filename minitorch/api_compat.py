@@ -230,10 +230,11 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type: float =
     emb = F.embedding(flat, weight, None, max_norm, norm_type)
     if per_sample_weights is not None:
         emb = emb * per_sample_weights.reshape(-1).unsqueeze(1)
-    div = [len(idx) - s if include_last_offset and b == len(bags) - 1 and padding_idx is None else None
+    slow = padding_idx is not None or weight.stride(-1) != 1   # (PyTorch's fast path: unit-stride rows, no padding)
+    div = [len(idx) - s if include_last_offset and b == len(bags) - 1 and not slow else None
            for b, (s, e) in enumerate(bags)]   # PyTorch 2.13's include_last_offset: its last bag's mean divides by
-    if include_last_offset and bags and (mode == 'max' or padding_idx is not None):   # the indices to the end, and
-        bags = list(bags[:-1]) + [(bags[-1][0], len(idx))]   # with padding_idx (or max) it takes them all in
+    if include_last_offset and bags and (mode == 'max' or slow):   # the indices to the end, and on the slow
+        bags = list(bags[:-1]) + [(bags[-1][0], len(idx))]   # path (or max) it takes them all in
     if mode == 'max':
         rows = []
         for s, e in bags:

@@ -166,3 +166,12 @@ def test_addmm__same_dtype_still_works():
     t = torch.ones(2, 2, dtype=torch.int64).addmm_(torch.ones(2, 2, dtype=torch.int64), torch.ones(2, 2, dtype=torch.int64))
     m = mt.ones(2, 2, dtype=mt.int64).addmm_(mt.ones(2, 2, dtype=mt.int64), mt.ones(2, 2, dtype=mt.int64))
     _same(m, t)
+
+
+@pytest.mark.parametrize("mode", ["sum", "mean"])
+def test_embedding_bag_include_last_offset_strided_weight(mode):
+    wt = torch.tensor([[1., 10., 100.], [0., 0., 0.]]).t()
+    wm = mt.tensor([[1., 10., 100.], [0., 0., 0.]]).t()
+    ot = TF.embedding_bag(torch.tensor([0, 1, 2]), wt, torch.tensor([0, 1]), mode=mode, include_last_offset=True)
+    om = F.embedding_bag(mt.tensor([0, 1, 2]), wm, mt.tensor([0, 1]), mode=mode, include_last_offset=True)
+    _same(om, ot)
