@@ -96,3 +96,16 @@ def test_bool_inplace_scan_as_torch(op, shape, dim):
         except Exception as e:   # noqa: BLE001
             return (type(e).__name__, str(e))
     assert run(mt) == run(torch)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("shape", [(15, 2), (3, 5, 2)])
+def test_16bit_linear_rounds_once_as_torch_addmm(dtype, shape):
+    # PyTorch's linear is addmm: the product and the bias summed in float32, rounded once to the 16-bit type
+    rng = np.random.default_rng(0)
+    x, w, b = rng.standard_normal(shape), rng.standard_normal((3, 2)), rng.standard_normal(3)
+    T = lambda a: torch.tensor(a).to(getattr(torch, dtype))
+    M = lambda a: mt.tensor(a).to(getattr(mt, dtype))
+    ref = torch.nn.functional.linear(T(x), T(w), T(b)).float().numpy()
+    got = mt.nn.functional.linear(M(x), M(w), M(b)).float().numpy()
+    np.testing.assert_array_equal(got, ref)
