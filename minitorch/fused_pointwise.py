@@ -91,6 +91,11 @@ def _half_opmath(f: Any, *ts: Tensor) -> Tensor | None:
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1, out: Any = None) -> Tensor:
     "`beta * input + alpha * (mat1 @ mat2)`."
     if out is not None: return _write_out(addmm(input, mat1, mat2, beta=beta, alpha=alpha), out, 'addmm')
+    if isinstance(input, Tensor) and isinstance(mat1, Tensor) and isinstance(mat2, Tensor):   # PyTorch's first check
+        for t, n in ((input, 'self'), (mat1, 'mat1')):
+            if t.dtype is not mat2.dtype:
+                raise RuntimeError(f"{n} and mat2 must have the same dtype, but got {torch_name(t.dtype)} and "
+                                   f"{torch_name(mat2.dtype)}")
     if isinstance(beta, float) and beta != 0 and mat1.dim() == 2 and mat2.dim() == 2 and mat1.shape[1] == 0 \
             and mat1.shape[0] * mat2.shape[1] and not (input.dtype.is_floating_point or input.dtype.is_complex):
         # nothing to multiply: PyTorch's kernel returns `input * beta` in place, a float that can't go back to integers

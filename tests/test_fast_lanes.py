@@ -109,3 +109,19 @@ def test_16bit_linear_rounds_once_as_torch_addmm(dtype, shape):
     ref = torch.nn.functional.linear(T(x), T(w), T(b)).float().numpy()
     got = mt.nn.functional.linear(M(x), M(w), M(b)).float().numpy()
     np.testing.assert_array_equal(got, ref)
+
+
+@pytest.mark.parametrize("case", [
+    lambda l: l.nn.functional.linear(l.zeros(2, 3, dtype=l.float16), l.zeros(4, 3), l.zeros(4)),
+    lambda l: l.nn.functional.linear(l.zeros(2, 3), l.zeros(4, 3), l.zeros(4, dtype=l.float64)),
+    lambda l: l.addmm(l.zeros(2, 3), l.zeros(2, 4), l.zeros(4, 3, dtype=l.long)),
+    lambda l: l.addmm(l.zeros(2, 3, 2), l.zeros(2, 4), l.zeros(4, 3, dtype=l.long)),   # dtypes before dims
+    lambda l: l.addmm(l.zeros(3, dtype=l.bool), l.zeros(2, 4, dtype=l.bool), l.zeros(4, 3, dtype=l.bool))])
+def test_addmm_and_linear_dtype_errors_as_torch(case):
+    def run(lib):
+        try:
+            case(lib)
+            return 'ok'
+        except Exception as e:   # noqa: BLE001
+            return type(e).__name__, str(e)
+    assert run(mt) == run(torch)
