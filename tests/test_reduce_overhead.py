@@ -143,8 +143,9 @@ def test_fewer_python_calls_than_default():
         f(x, y).backward()
         sys.setprofile(None); counts.append(n[0])
     # chapter 26 prepares its walk once (slots, closures), so the default mode's graphs are lean already; what
-    # both modes keep is autograd and the guards, and the replay still saves a quarter of the calls
-    assert counts[1] < 0.8 * counts[0], counts
+    # both modes keep is autograd and the guards (module calls without hooks go straight to forward since issue 13's
+    # last pass, which the default mode gains most from), and the replay still saves about a fifth of the calls
+    assert counts[1] < 0.85 * counts[0], counts
 
 
 def test_mode_reduce_overhead_routes_here():
