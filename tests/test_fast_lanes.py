@@ -125,3 +125,13 @@ def test_addmm_and_linear_dtype_errors_as_torch(case):
         except Exception as e:   # noqa: BLE001
             return type(e).__name__, str(e)
     assert run(mt) == run(torch)
+
+
+def test_threshold_inplace_writes_its_input_as_torch():
+    for lib in (torch, mt):
+        x = lib.tensor([-1.0, 0.5, 2.0])
+        assert lib.nn.functional.threshold(x, 0.6, -5.0, inplace=True) is x
+        assert x.tolist() == [-5.0, -5.0, 2.0]
+        y = lib.tensor([-1.0, 0.5, 2.0])
+        lib.nn.Threshold(0.6, -5.0, inplace=True)(y)
+        assert y.tolist() == [-5.0, -5.0, 2.0]

@@ -194,6 +194,7 @@ def tanhshrink(input: Tensor) -> Tensor:
 
 def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
     "$x$ where $x > $ `threshold`, else `value` (NaN passes)."
+    if inplace: return minitorch.nn.functional.threshold_(input, threshold, value)   # writes `input`, returns it
     check_kernel('threshold', input.dtype)
     if not input.dtype.is_floating_point: value = _int_bound(value, input.dtype)
     return minitorch.where(input <= threshold, value, input)
@@ -324,7 +325,7 @@ class Threshold(Module):
     "$x$ where $x >$ `threshold`, else `value`."
     def __init__(self, threshold: float, value: float, inplace: bool = False) -> None:
         super().__init__(); self.threshold, self.value, self.inplace = threshold, value, inplace
-    def forward(self, input: Tensor) -> Tensor: return threshold(input, self.threshold, self.value)
+    def forward(self, input: Tensor) -> Tensor: return threshold(input, self.threshold, self.value, self.inplace)
     def extra_repr(self) -> str: return f'threshold={self.threshold}, value={self.value}{_inpl(self.inplace)}'
 
 class GLU(Module):
