@@ -17,7 +17,7 @@ from ..tensors import Tensor
 from ..autograd import Function
 from ..autograd import _State, _modes_on
 from ..backends import to_numpy as _to_numpy, from_numpy as _from_numpy
-from ..view_ops import _view_out, _swapped
+from ..view_ops import _view_out, _swapped, _T
 
 # %% auto #0
 __all__ = ['elu_', 'leaky_relu_', 'hardtanh_', 'selu_', 'celu_', 'threshold_', 'linear', 'bilinear', 'relu', 'gelu', 'silu',
@@ -102,7 +102,7 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     # BEGIN SOLUTION 11.1
     if bias is not None and weight.ndim == 2:
         nx = input.ndim   # (read once: every Linear step comes here)
-        if nx == 2: return _Addmm.apply(bias, input, weight.t())
+        if nx == 2: return _Addmm.apply(bias, input, _T.apply(weight, 0, 1))   # `weight.t()`'s node, as torch's linear
         if nx >= 1 and input.is_contiguous() and bias.ndim == 1:
             out = _Addmm.apply(bias, input.view(-1, input.shape[-1]), weight.t())
             return out.view(*input.shape[:-1], out.shape[-1])
