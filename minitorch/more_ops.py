@@ -38,7 +38,7 @@ from .statistics import (nan_to_num, nansum, nanmean, diff, _cum_ext, cummax, cu
     median, nanmedian, _select_sorted, kthvalue, quantile, mode, histc, _trap_terms, trapezoid, trapz,
     cumulative_trapezoid)
 
-# %% ../nbs/08db_building.ipynb #6f95a09c
+# %% ../nbs/08db_building.ipynb #bb34ce9c
 def _wrap_dim(i: int, n: int) -> int:
     "PyTorch's dim wrapping where a 0-d tensor has no dims to name."
     from minitorch.tensor_data import normalize_dim
@@ -70,6 +70,8 @@ def inner(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
     if input.dim() == 0 or other.dim() == 0: return input * other
     return tensordot(input, other, ([-1], [-1]))
 
+
+# %% ../nbs/08db_building.ipynb #6a23ad8a
 def _iter_perm(shape: tuple, operands: list) -> list:
     "TensorIterator's dims order, fastest first, for an output of `shape` from the operands' (shape, strides)."
     n = len(shape)
@@ -108,6 +110,8 @@ def kron(input: Tensor, other: Tensor) -> Tensor:
     inv = [order.index(d) for d in range(len(shape))]
     return p.permute(*order).contiguous().permute(*inv).view(*out)   # ...and viewed: this may raise, as in torch
 
+
+# %% ../nbs/08db_building.ipynb #c4e2d7c1
 def cross(input: Tensor, other: Tensor, dim: int | None = None, *, out: Any = None) -> Tensor:
     "Cross product of 3-vectors along `dim` (default: the first dim of size 3, with a warning in PyTorch)."
     if out is not None: return _write_out(cross(input, other, dim), out, 'cross')
@@ -148,6 +152,7 @@ class _Cross(Function):
 def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
     "p-norm of `input - other`."
     return (input - other).norm(p)
+
 
 # %% ../nbs/08db_building.ipynb #15447f44
 class _Cdist1(Function):
@@ -551,7 +556,7 @@ def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> T
     it = tensor(idx, dtype=dt.int64, device=input.device)
     return input.index_select(0, it.reshape(-1)).reshape(len(idx), r)
 
-# %% ../nbs/08db_building.ipynb #9cec18a0
+# %% ../nbs/08db_building.ipynb #40663030
 def unique_consecutive(input: Tensor, return_inverse: bool = False, return_counts: bool = False, dim: int | None = None) -> Any:
     "Collapse runs of equal consecutive elements (of the flattened input)."
     if input.dtype.is_complex:
@@ -566,6 +571,8 @@ def unique_consecutive(input: Tensor, return_inverse: bool = False, return_count
     if return_counts: out.append(tensor(np.diff(np.append(np.nonzero(start)[0], a.size)), dtype=dt.int64, device=input.device))
     return out[0] if len(out) == 1 else tuple(out)
 
+
+# %% ../nbs/08db_building.ipynb #5a84ff06
 def _index_expand(index: Tensor, dim: int, shape: Sequence[int]) -> Tensor:
     "`index` (1-D) laid along `dim` and expanded to `shape`."
     return index.reshape(*[-1 if i == dim else 1 for i in range(len(shape))]).expand(tuple(shape))
@@ -609,6 +616,8 @@ class _TimesOne(Function):
     @staticmethod
     def backward(ctx, g): return g
 
+
+# %% ../nbs/08db_building.ipynb #b215e1ad
 def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
     "`input` with the slices at `index` along `dim` replaced by those of `source`."
     d = dim % builtins.max(input.dim(), 1)
@@ -636,6 +645,7 @@ def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
         _check_scalar(value, input.dtype)
         v = tensor(value, dtype=input.dtype, device=input.device)
     return where(m, v, input).to(input.dtype)
+
 
 # %% ../nbs/08db_building.ipynb #e209c1bf
 def renorm(input: Tensor, p: float, dim: int, maxnorm: float, *, out: Any = None) -> Tensor:
