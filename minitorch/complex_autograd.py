@@ -54,7 +54,7 @@ Tensor.angle = angle
 from .autograd import gradcheck, _numeric_columns
 _all_ = ['gradcheck']
 
-# %% ../nbs/18_complex_autograd.ipynb #3a015c0d
+# %% ../nbs/18_complex_autograd.ipynb #be9aacac
 def _retyped_view(x: Tensor, data: Any, dtype: dt.dtype) -> Tensor:
     "A tensor of `dtype` reading `x`'s memory through `data`; shares x's version counter (a view)."
     t = Tensor._make(data, dtype, x._device)
@@ -101,6 +101,8 @@ class ViewAsComplex(Function):
     def backward(ctx, g: Tensor) -> Tensor:
         return view_as_real(g)
 
+
+# %% ../nbs/18_complex_autograd.ipynb #720a6363
 def view_as_real(input: Tensor) -> Tensor:
     "A real view of complex `input` with a last dimension of size 2 holding (real, imag); no copy."
     if not input.dtype.is_complex: raise RuntimeError("view_as_real is only supported for complex tensors")
@@ -124,6 +126,7 @@ def view_as_complex(input: Tensor) -> Tensor:
         raise RuntimeError("Tensor must have a stride divisible by 2 for all but last dimension")
     if input.storage_offset() % 2: raise RuntimeError("Tensor must have a storage_offset divisible by 2")
     return ViewAsComplex.apply(input)
+
 
 # %% ../nbs/18_complex_autograd.ipynb #f5fccaa3
 def _check_complex_parts(a: Tensor, b: Tensor) -> None:

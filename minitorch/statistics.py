@@ -65,7 +65,7 @@ def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None
         x = (a ^ b) if x.dtype == dt.bool else a - b
     return x
 
-# %% ../nbs/08da_statistics.ipynb #186ee622
+# %% ../nbs/08da_statistics.ipynb #64149e49
 def _cum_ext(input: Tensor, dim: int, ge: bool, name: str) -> Any:
     d = dim % builtins.max(input.dim(), 1)
     if input.dim() == 0: return getattr(return_types, name)(input.clone(), zeros((), dtype=dt.int64))
@@ -95,6 +95,8 @@ def cummin(input: Tensor, dim: int, *, out: Any = None) -> Any:
     if input.dtype.is_complex: raise NotImplementedError(f'"cummin_cpu" not implemented for \'{torch_name(input.dtype)}\'')
     return _cum_ext(input, dim, False, 'cummin')
 
+
+# %% ../nbs/08da_statistics.ipynb #744a90e2
 def logcumsumexp(input: Tensor, dim: int, *, out: Any = None) -> Tensor:
     "`log(cumsum(exp(input), dim))`, computed stably with a running `logaddexp`."
     if out is not None: return _write_out(logcumsumexp(input, dim), out, 'logcumsumexp')
@@ -149,6 +151,7 @@ class _LogCumSumExp(Function):
         lo, la = dt.finfo(g.dtype).min, g.abs().log()
         pos, neg = where(g > 0, la, lo), where(g < 0, la, lo)
         return (rev(pos - r) + x).exp() - (rev(neg - r) + x).exp(), None
+
 
 # %% ../nbs/08da_statistics.ipynb #b1d3fb6c
 if not hasattr(return_types, 'nanmedian'): return_types.nanmedian = _rtype('nanmedian')
@@ -271,7 +274,7 @@ def quantile(input: Tensor, q: Any, dim: int | None = None, keepdim: bool = Fals
         outs.append(r)
     return outs[0] if scalar else stack(outs, 0)
 
-# %% ../nbs/08da_statistics.ipynb #29a6e935
+# %% ../nbs/08da_statistics.ipynb #02217dd1
 def _sort_mode_index(row: np.ndarray) -> int:
     "PyTorch's CPU mode on a short row holding NaN: `std::sort` by `<` (libstdc++'s insertion sort below 17 elements,"\
     " where a NaN compares false both ways), then the first longest run of `==` values; its last element's index."
@@ -317,6 +320,8 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False, *, out: Any = None
     if not keepdim or input.dim() == 0: vals, ind = vals.squeeze(d), ind.squeeze(d)
     return return_types.mode(vals, ind)
 
+
+# %% ../nbs/08da_statistics.ipynb #96e4cdd3
 def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0, *, out: Any = None) -> Tensor:
     "Histogram with `bins` equal bins over `[min, max]` (the data's range when both are 0); outside values are ignored."
     if out is not None: return _write_out(histc(input, bins, min, max), out, 'histc')
@@ -337,6 +342,7 @@ def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0, *, out
     pos = ((t - a.dtype.type(lo)) / (a.dtype.type(hi) - a.dtype.type(lo)) * a.dtype.type(bins)).astype(np.int64)
     pos = np.minimum(pos, bins - 1)
     return tensor(np.bincount(pos, minlength=bins).astype(a.dtype), device=input.device)
+
 
 # %% ../nbs/08da_statistics.ipynb #735efe95
 def _trap_terms(y: Tensor, x: Tensor | None, dx: Any, dim: int) -> Tensor:
