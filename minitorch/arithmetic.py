@@ -22,7 +22,7 @@ from .pointwise import *
 from .pointwise import (_BCAST, _LOW16, _NI, _Number, _OPMATH_SCALAR, _OUT_DTYPE, _OUT_RULES, _REFUSE, _TORCH_NAMES, _broadcast, _check_operand, _cj, _data_as, _device_of, _expand_data, _float_of, _kind, _opmath_scalar, _refuse, _result_type, _same, _write_out)
 # Every name of 08a_arithmetic (minitorch.unary_math), so `from minitorch.arithmetic import X` keeps working for all of them
 from .unary_math import *
-from .unary_math import (_LN10, _LN2, _NO_DECIMALS, _UNARY, _Zero, _make_unary, _relu_grad, _round0,
+from .unary_math import (_LN10, _LN2, _NO_DECIMALS, _UNARY, _Zero, _make_unary, _relu_grad, _round0, _sigmoid_grad,
     _scalar_arg, _where_mixed)
 _all_ = ['neg', 'abs', 'exp', 'exp2', 'log', 'log2', 'log10', 'log1p', 'expm1', 'sqrt', 'rsqrt', 'sin', 'cos', 'tan', 'tanh', 'sinh', 'cosh', 'asin', 'acos', 'atan', 'asinh', 'acosh', 'atanh', 'sigmoid', 'relu', 'reciprocal', 'square', 'erf', 'sign', 'floor', 'ceil', 'trunc', 'negative', 'absolute', 'arcsin', 'arccos', 'arctan', 'arcsinh', 'arccosh', 'arctanh', 'fix', 'Where', 'where', 'Unary', 'round', 'sgn', 'positive']
 

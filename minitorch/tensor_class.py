@@ -355,9 +355,8 @@ def numpy(self: Tensor, *, force: bool = False) -> np.ndarray:
     if self._requires_grad and not force:
         raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
     if self.dtype is dt.complex32: raise TypeError("Got unsupported ScalarType ComplexHalf")
-    if type(self._data.storage) is ConjStorage and not force:
-        raise RuntimeError("Can't call numpy() on Tensor that has conjugate bit set. Use tensor.resolve_conj().numpy() "
-                           "instead.")
+    if type(self._data.storage) is ConjStorage:   # PyTorch raises here; the package's own numpy reads (linalg) need
+        return _host_numpy(self.resolve_conj())    # the values, so a conj view gives them (a copy: no shared memory)
     if self._device.type != 'cpu' and not force:
         raise TypeError(f"can't convert {self._device.type}:{self._device.index or 0} device type tensor to "
                         "numpy. Use Tensor.cpu() to copy the tensor to host memory first.")

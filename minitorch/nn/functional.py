@@ -390,6 +390,9 @@ def _sdpa_empty_shape(query: Tensor, key: Tensor, value: Tensor) -> tuple | None
 # %% ../../nbs/12_attention.ipynb #0f464100
 def _safe_softmax(scores: Tensor, dim: int = -1) -> Tensor:
     "Softmax along `dim` whose fully masked (all −inf) rows are 0 instead of NaN."
+    if scores.dtype.is_complex:   # PyTorch's softmax kernel has no complex version
+        raise NotImplementedError(f"\"softmax_lastdim_kernel_impl\" not implemented for "
+                                  f"'{minitorch.ops.torch_name(scores.dtype)}'")
     m = scores.detach().amax(dim, keepdim=True)
     m = minitorch.where(m == -math.inf, minitorch.zeros_like(m), m)
     e = (scores - m).exp()
