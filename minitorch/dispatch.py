@@ -98,8 +98,10 @@ def _call_dispatch_mode(func: OpOverload, args: tuple, kwargs: dict) -> Any:
 def make_door(name: str, impl: Callable) -> Callable:
     "`impl` behind a door: modes see each call as op `name`; with no mode pushed, one list lookup and the call."
     overload = OpOverload(name, impl)
+    plain = getattr(impl, '_plain', None)   # what `impl` is without keywords (`sum` under its numpy-names wrapper)
     def door(*args: Any, **kwargs: Any) -> Any:
         if _modes_on[0]: return _through_modes(door, overload, args, kwargs)
+        if plain is not None and not kwargs: return plain(*args)
         return impl(*args, **kwargs)
     functools.update_wrapper(door, impl)   # name, docstring, signature (`help` and `inspect` see the op's own)
     door._op_name, door._overload = name, overload

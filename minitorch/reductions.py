@@ -450,6 +450,7 @@ def _numpy_names(f: Any, one_dim: bool = False) -> Any:
             if isinstance(d, (tuple, list)):
                 raise TypeError(f"{name}(): argument 'dim' must be int, not {type(d).__name__}")
         return f(*args, **kwargs) if kwargs else f(*args)
+    if not one_dim: g._plain = f   # without keywords `g` is `f`: the op's door calls `f` itself (chapter 17a)
     return g
 
 sum, mean, var, std, var_mean, std_mean, max, min, amax, amin, any, all, count_nonzero, logsumexp, softmax, \

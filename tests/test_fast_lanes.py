@@ -135,3 +135,22 @@ def test_threshold_inplace_writes_its_input_as_torch():
         y = lib.tensor([-1.0, 0.5, 2.0])
         lib.nn.Threshold(0.6, -5.0, inplace=True)(y)
         assert y.tolist() == [-5.0, -5.0, 2.0]
+
+
+def test_numpy_names_door_lane():
+    # without keywords the door calls `sum` itself; with numpy's keywords it goes through the renaming wrapper
+    x = mt.arange(6.0).reshape(2, 3)
+    assert x.sum().item() == 15.0 and mt.sum(x, 1).tolist() == [3.0, 12.0]
+    assert x.sum(axis=0).tolist() == [3.0, 5.0, 7.0] and x.sum(axis=1, keepdims=True).shape == (2, 1)
+    with pytest.raises(TypeError):
+        x.sum(axis=0, dim=0)
+    seen = []
+
+    class Log(mt.overrides.TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            seen.append(mt.dispatch.op_name(func))
+            return func(*args, **(kwargs or {}))
+    with Log():
+        x.sum()
+        mt.mean(x, 0)
+    assert seen == ['sum', 'mean']
