@@ -84,9 +84,11 @@ class _GraphTask:
     def __init__(self, roots: Sequence[Tensor], grads: Sequence[Tensor], retain_graph: bool, create_graph: bool,
                  capture: Sequence[Tensor] | None, accumulate: bool) -> None:
         self.retain_graph, self.create_graph, self.accumulate = retain_graph, create_graph, accumulate
-        root_edges = []   # (a loop: each comprehension is a call of its own, and every backward comes here)
-        for r in roots: root_edges.append((r.grad_fn, r._output_nr) if r.grad_fn is not None else (_grad_acc(r), 0))
-        self.order = topological_sort([root_edges[0][0]] if len(root_edges) == 1 else [e[0] for e in root_edges])
+        root_edges, root_nodes = [], []   # (one loop: each comprehension is a call of its own, and every backward comes here)
+        for r in roots:
+            e = (r.grad_fn, r._output_nr) if r.grad_fn is not None else (_grad_acc(r), 0)
+            root_edges.append(e); root_nodes.append(e[0])
+        self.order = topological_sort(root_nodes)
         self.buffers: dict = {}
         for (node, nr), g in zip(root_edges, grads):
             _accumulate(self.buffers.setdefault(node, [None] * node._n_out), nr, g)

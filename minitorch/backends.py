@@ -20,9 +20,9 @@ from .dtypes import dtype
 from .tensor_data import TensorData, contiguous_strides, record_alloc, _COUNT_CPU, ConjStorage
 
 # %% auto #0
-__all__ = ['MAP_OPS', 'ZIP_OPS', 'REDUCE_OPS', 'READS_CONJ', 'storage_resized', 'make_data', 'to_numpy', 'is_contiguous',
-           'from_numpy', 'Backend', 'NumpyBackend', 'register_backend', 'available_backends', 'get_backend',
-           'set_backend', 'use_backend']
+__all__ = ['MAP_OPS', 'ZIP_OPS', 'REDUCE_OPS', 'storage_resized', 'make_data', 'to_numpy', 'is_contiguous', 'from_numpy',
+           'Backend', 'NumpyBackend', 'register_backend', 'available_backends', 'get_backend', 'set_backend',
+           'use_backend']
 
 # %% ../nbs/05_backends.ipynb #029e3a03
 _erf = np.frompyfunc(math.erf, 1, 1)
@@ -156,7 +156,6 @@ def _contiguous_strides(shape: tuple) -> tuple:
 # parameters that way, chapter 22e) must call `storage_resized()`: every view made before is then rebuilt.
 TensorData._np, TensorData._np_epoch = None, 0
 _views_epoch = 0
-READS_CONJ = True   # every read of a storage goes through `to_numpy`: a conj view (chapter 2) is read conjugated
 
 def storage_resized() -> None:
     "Forget every cached numpy view: some storage was resized in place, so their buffers may be gone."

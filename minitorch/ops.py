@@ -14,7 +14,6 @@ import numpy as np
 from . import dtypes as dt
 from .dtypes import dtype
 from .tensor_data import TensorData, broadcast_shapes, ConjStorage
-from . import backends as _bk
 from .backends import get_backend, make_data, is_contiguous, _contiguous_strides
 from .tensors import Tensor, tensor, zeros, zeros_like, ones_like, full_like, _as_device, patch
 from .autograd import Function, _State
@@ -200,8 +199,8 @@ class Conj(Function):
     _node_name = 'ConjBackward0'
     @staticmethod
     def forward(ctx, x):
-        if x._device.type != 'cpu' or x.dtype is dt.complex32 or not _bk.__dict__.get('READS_CONJ'):
-            return unary_forward('conj', x)   # (lazy once the backends read storage through `conj_read`)
+        if x._device.type != 'cpu' or x.dtype is dt.complex32:   # (a copy there: the device and complex32 reads
+            return unary_forward('conj', x)                       # do not go through `to_numpy`'s conj-aware path)
         d = x._data
         s = d.storage
         s = s.base if type(s) is ConjStorage else s.view(ConjStorage)   # conj of a conj view: the plain storage

@@ -403,7 +403,7 @@ class _NormInf(Function):
     def backward(ctx, g):
         x, r = ctx.saved_tensors
         if not ctx.keepdim:
-            shape = tuple(1 if d in ctx.dims else s for d, s in enumerate(x.shape))
+            shape = _kept_shape(x.shape, ctx.dims)
             g, r = g.reshape(shape), r.reshape(shape)
         xa = x.abs()
         mask = (xa == r) | (xa != xa)

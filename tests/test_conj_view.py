@@ -4,10 +4,6 @@ import pytest
 import torch
 
 import minitorch as mt
-from minitorch import backends
-
-LAZY = bool(backends.__dict__.get('READS_CONJ'))   # set once the backends read storage through `conj_read`
-lazy = pytest.mark.skipif(not LAZY, reason="conj is lazy only once backends.READS_CONJ is set (chapter 5)")
 
 Z = [[1 + 2j, 3 - 4j, -0.5 + 0j], [2j, -1 - 1j, 7 + 0.25j]]
 
@@ -48,7 +44,6 @@ def test_real_and_complex32_conj_is_not_a_view_change():
     close(h.conj().to(mt.complex64), torch.tensor([1 + 2j], dtype=torch.complex32).conj().to(torch.complex64))
 
 
-@lazy
 def test_bit_and_storage():
     x, tx = pair()
     y, ty = x.conj(), tx.conj()
@@ -66,7 +61,6 @@ def test_bit_and_storage():
     close(mt.conj_physical(y), torch.conj_physical(ty))
 
 
-@lazy
 def test_write_through_both_ways():
     x, tx = pair()
     y, ty = x.conj(), tx.conj()
@@ -82,7 +76,6 @@ def test_write_through_both_ways():
     close(x, tx); close(y, ty)
 
 
-@lazy
 def test_numpy_of_a_conj_view_gives_its_values():
     # PyTorch raises here ("Can't call numpy() on Tensor that has conjugate bit set"); minitorch's own code reads
     # tensors through numpy() (linalg), so a conj view gives its conjugated values as a copy

@@ -7,6 +7,16 @@ import minitorch as mt
 from minitorch.unary_math import _sigmoid_grad
 
 
+class _Log(mt.overrides.TorchFunctionMode):
+    "A function mode that writes down the op-table name of each call it sees."
+    def __init__(self, seen: list):
+        super().__init__()
+        self.seen = seen
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        self.seen.append(mt.dispatch.op_name(func))
+        return func(*args, **(kwargs or {}))
+
+
 @pytest.mark.parametrize("op", ["__mul__", "__add__", "__rmul__", "__radd__"])
 def test_operator_kernel_lane_matches_the_recorded_path(op):
     a, b = mt.tensor([1.5, -2.0, 3.25]), mt.tensor([0.5, 4.0, -1.0])
@@ -25,12 +35,7 @@ def test_kernel_lane_respects_inference_mode_and_modes():
         r = a * b
     assert r.is_inference() and not (a * b).is_inference()
     seen = []
-
-    class Log(mt.overrides.TorchFunctionMode):
-        def __torch_function__(self, func, types, args=(), kwargs=None):
-            seen.append(mt.dispatch.op_name(func))
-            return func(*args, **(kwargs or {}))
-    with Log():
+    with _Log(seen):
         a * b
         a + 1.0
     assert seen == ['mul', 'add']
@@ -145,12 +150,7 @@ def test_numpy_names_door_lane():
     with pytest.raises(TypeError):
         x.sum(axis=0, dim=0)
     seen = []
-
-    class Log(mt.overrides.TorchFunctionMode):
-        def __torch_function__(self, func, types, args=(), kwargs=None):
-            seen.append(mt.dispatch.op_name(func))
-            return func(*args, **(kwargs or {}))
-    with Log():
+    with _Log(seen):
         x.sum()
         mt.mean(x, 0)
     assert seen == ['sum', 'mean']
