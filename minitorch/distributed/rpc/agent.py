@@ -64,8 +64,7 @@ class _Agent:
         self.active = 0
         self.pool = ThreadPoolExecutor(opts.num_worker_threads, thread_name_prefix=f"rpc-{name}")
         self.running = True
-        self.io = threading.Thread(target=self._loop, daemon=True, name=f"rpc-io-{name}")
-        self.io.start()
+        self.io = threading.Thread(target=self._loop, daemon=True, name=f"rpc-io-{name}")   # started by init_rpc
 
     # --- sending: each thread has its own DEALER per peer (sockets are never shared between threads)
     def _push(self, dst: int, frames: list) -> None:
@@ -274,6 +273,8 @@ def init_rpc(name: str, backend: Any = None, rank: int = -1, world_size: int | N
     world_size = int(os.environ["WORLD_SIZE"]) if world_size is None else world_size
     _agent = _Agent(name, rank, world_size, rpc_backend_options or TensorPipeRpcBackendOptions())
     import minitorch.distributed.autograd  # noqa: F401  (every worker records the sends and receives of contexts)
+    # Serve only now: a faster peer's first call (it may carry an RRef, which needs `_agent`) waits in the socket.
+    _agent.io.start()
 
 
 def get_worker_info(worker_name: str | None = None) -> WorkerInfo:
