@@ -1513,6 +1513,13 @@ def compare_outputs(rt, rm, info: OpInfo, x_t=None, tol_mult: float = 1.0, strid
                 if tname(t) != mname(m): return 'dtype', f"{what}: dtype {mname(m)}, want {tname(t)}"
                 if tuple(t.shape) != tuple(m.shape): return 'shape', f"{what}: shape {tuple(m.shape)}, want {tuple(t.shape)}"
                 continue
+            if info.name == 'signbit' and _is_m(m) and x_t is not None and x_t.is_floating_point() \
+                    and x_t.shape == t.shape and bool(torch.isnan(x_t).any()):
+                # the sign of a NaN is unspecified: torch's own kernels give -NaN on their vector path and +NaN on the
+                # scalar tail (`torch.full((64,), -inf) % 1` vs the same on one element), so NaN inputs are not compared
+                nan = torch.isnan(x_t)
+                t = t.masked_fill(nan, False)
+                m = mt.tensor(np.where(nan.numpy(), False, m.numpy()))
             r = compare_tensor(t, m, info.tol * tol_mult, what)
             if r: return r
             if strides and info.kind == 'view' and info.name not in ('diagonal_copy', 'narrow_copy', 'diag', 'diag_embed',
