@@ -517,14 +517,17 @@ def pdist(input, p: float = 2):
     if p < 0:
         raise RuntimeError("pdist only supports non-negative p values")
     i, j = np.triu_indices(input.shape[0], 1)
-    if len(i) == 0:   # one row: an empty result, still in the graph (no rows: PyTorch's own backward crashes, so not)
-        return input.reshape(-1)[:0].clone() if input.shape[0] else minitorch.empty(0, dtype=input.dtype, device=input.device)
+    if len(i) == 0:   # zero or one row: an empty result, still in the graph as PyTorch's is
+        return input.reshape(-1)[:0].clone()
     if input.dtype in (minitorch.float16, minitorch.bfloat16) and input.shape[1]:   # PyTorch's kernel has no 16-bit version
         from minitorch.pointwise import torch_name
         raise NotImplementedError(f'"pdist" not implemented for \'{torch_name(input.dtype)}\'')
     rows = lambda k: input.index_select(0, minitorch.tensor(k.tolist(), dtype=minitorch.int64, device=input.device))
     d = rows(i) - rows(j)
-    return d.sum(1) if input.shape[1] == 0 else d.norm(p=p, dim=1)   # no columns: every distance is 0, for any p
+    if input.shape[1] == 0: return d.sum(1)   # no columns: every distance is 0, for any p
+    if p == 0:   # PyTorch's kernel sums min(ceil(|d|), 1): a NaN difference (inf - inf too) gives NaN, not a count of 1
+        return minitorch.minimum(d.abs().ceil(), minitorch.ones((), dtype=d.dtype, device=d.device)).sum(1)
+    return d.norm(p=p, dim=1)
 
 F.pdist = minitorch.pdist = pdist
 pdist.__module__ = "minitorch"
