@@ -116,6 +116,95 @@ def lstsq(A: Tensor, B: Tensor, rcond: Any = None, *, driver: str | None = None)
         if vec: res = res.squeeze(-1)
     return _LstsqT(X.squeeze(-1) if vec else X, res, rank, s)
 
+# %% ../nbs/21d_linalg_more.ipynb #f5da3d23
+def _r16(x: np.ndarray, bf: bool) -> np.ndarray:
+    "Round float32 `x` to float16 (numpy) or bfloat16 (nearest even on the bits), kept as float32."
+    x = np.asarray(x, np.float32)
+    if not bf: return x.astype(np.float16).astype(np.float32)
+    u = x.view(np.uint32)
+    r = ((u + np.uint32(0x7FFF) + ((u >> 16) & 1)) & np.uint32(0xFFFF0000)).view(np.float32)
+    return np.where(np.isnan(x), x, r)
+
+def _blob16(vals: list, bf: bool) -> np.ndarray:
+    "PyTorch's blob of double coefficients read through a 16-bit pointer: the first len(vals) halves of its bytes."
+    h = np.frombuffer(np.array(vals, np.float64).tobytes(), np.uint16)[:len(vals)]
+    return (h.astype(np.uint32) << 16).view(np.float32) if bf else h.view(np.float16).astype(np.float32)
+
+_T12_B = [9.0198e-16, 0.46932117595418237389, -0.20099424927047284052, -0.04623946134063071740,
+          5.31597895759871264183, 1.19926790417132231573, 0.01179296240992997031, 0.01108844528519167989,
+          0.18188869982170434744, 0.05502798439925399070, 0.09351590770535414968, 0.00610700528898058230,
+          -2.0861320e-13, -0.13181061013830184015, -0.02027855540589259079, -0.00675951846863086359]
+_T18_B = [0., -1.00365581030144618291e-01, -8.02924648241156932449e-03, -8.92138498045729985177e-04, 0.,
+          0., 3.97849749499645077844e-01, 1.36783778460411720168e+00, 4.98289622525382669416e-01,
+          -6.37898194594723280150e-04,
+          -1.09676396052962061844e+01, 1.68015813878906206114e+00, 5.71779846478865511061e-02,
+          -6.98210122488052056106e-03, 3.34975017086070470649e-05,
+          -9.04316832390810593223e-02, -6.76404519071381882256e-02, 6.75961301770459654925e-02,
+          2.95552570429315521194e-02, -1.39180257516060693404e-05,
+          0., 0., -9.23364619367118555360e-02, -1.69364939002081722752e-02, -1.40086798182036094347e-05]
+_THETAS_D = (2.220446049250313e-16, 2.580956802971767e-08, 3.397168839976962e-04, 4.991228871115323e-02,
+             2.996158913811580e-01, 1.090863719290036e+00)
+
+def _expm16_np(a: np.ndarray, bf: bool) -> np.ndarray:
+    "PyTorch's CPU `mexp` for a float16/bfloat16 batch `a` (float32 values of the 16-bit type), step for step."
+    R = lambda x: _r16(x, bf)
+    mm = lambda x, y: R((x[..., :, :, None] * y[..., None, :, :]).sum(-2))   # float32 products and sum, one rounding
+    def lc(xs, c):                                             # _compute_linear_combination: res += c * x, rounded each step
+        res = np.zeros_like(xs[0])
+        for ci, x in zip(c, xs): res = R(res + R(ci * x))
+        return res
+    def powers(A, k):
+        P = [np.broadcast_to(np.eye(A.shape[-1], dtype=np.float32), A.shape).copy(), A]
+        if k > 2: P.append(mm(A, A))
+        if k > 3: P.append(mm(A, P[2]))
+        if k > 4: P.append(mm(P[3], P[3]))
+        return P
+    blob = lambda v: _blob16(v, bf)
+    def t1(A): return R(A + np.eye(A.shape[-1], dtype=np.float32))
+    def t2(A):
+        P = powers(A, 3); P[2] = R(P[2] / 2.0); return R(P[0] + P[1] + P[2])
+    def t4(A):
+        P = powers(A, 3); P.append(mm(P[2], lc(P[:3], blob([1 / 2.0, 1 / 6.0, 1 / 24.0]))))
+        return lc(P, blob([1.0, 1.0, 0.0, 1.0]))
+    def t8(A):
+        q = 0.1330413469565007072504e+2; x3 = 2. / 3.
+        x1, x2 = x3 * ((1. + q) / 88.), x3 * ((1. + q) / 352.)
+        x4, x5 = (-271. + 29. * q) / (315. * x3), (-11. + 11. * q) / (1260. * x3)
+        x6, x7, y2 = (-99. + 11. * q) / (5040. * x3), (89. - q) / (5040. * x3), (857. - 58. * q) / 630.
+        P = powers(A, 3)
+        P.append(mm(P[2], lc(P[1:3], blob([x1, x2]))))
+        P.append(mm(lc(P[2:4], blob([x3, 1.0])), lc(P[0:4], blob([x4, x5, x6, x7]))))
+        return lc(P, blob([1.0, 1.0, y2, 0.0, 1.0]))
+    def bs_of(P, coef, k):
+        c = blob(coef).reshape(k, k); return [lc(P, c[i]) for i in range(k)]
+    def t12(A):
+        B = bs_of(powers(A, 4), _T12_B, 4)
+        B[2] = R(B[2] + mm(B[3], B[3])); B[1] = R(B[1] + B[2])
+        return R(B[0] + mm(B[1], B[2]))
+    def t18(A):
+        B = bs_of(powers(A, 5), _T18_B, 5)
+        B[3] = R(B[3] + mm(B[0], B[4])); B[2] = R(B[2] + B[3])
+        return R(B[1] + mm(B[2], B[3]))
+    th = [R(np.float32(t)) for t in _THETAS_D]                 # the thresholds meet the 16-bit norm in its dtype
+    def t18_ss(A, nrm):
+        with np.errstate(all='ignore'):
+            s = np.maximum(np.ceil(R(np.log2(R(nrm / np.float32(_THETAS_D[5]))))), 0)
+            X = t18(R(A * R(np.float32(2.0) ** -s)[:, None, None]))
+        out = X.copy()
+        for b in range(len(X)):
+            for _ in range(int(s[b]) if np.isfinite(s[b]) else 0): out[b] = mm(out[b], out[b])
+        return out
+    with np.errstate(all='ignore'):
+        nrm = R(np.abs(a).sum(-2)).max(-1)
+        if a.shape[0] > 1: return t18_ss(a, nrm)
+        res = np.full_like(a, np.nan)
+        for i, f in enumerate((t1, t2, t4, t8, t12)):
+            m = ((th[i - 1] if i else -1) < nrm) & (nrm <= th[i])
+            if m.any(): res[m] = f(a[m])
+        m = nrm >= th[4]
+        if m.any(): res[m] = t18_ss(a[m], nrm[m])
+    return res
+
 # %% ../nbs/21d_linalg_more.ipynb #3ba35b65
 def _expm_np(a: np.ndarray) -> np.ndarray:
     w = a.astype(np.complex128 if np.iscomplexobj(a) else np.float64)
@@ -135,8 +224,11 @@ def _expm_np(a: np.ndarray) -> np.ndarray:
 class MatrixExp(Function):
     @staticmethod
     def forward(ctx, A: Tensor) -> Tensor:
-        a, bs = _batch(A)
         ctx.save_for_backward(A)
+        if A.dtype in (dt.float16, dt.bfloat16):   # PyTorch's own 16-bit arithmetic (above)
+            a, bs = _batch(A.float())
+            return _out(_expm16_np(a.astype(np.float32), A.dtype == dt.bfloat16), bs, A.device).to(A.dtype)
+        a, bs = _batch(A)
         return _out(_expm_np(a), bs, A.device)
 
     @staticmethod
@@ -151,9 +243,9 @@ def matrix_exp(A: Tensor) -> Tensor:
     "The matrix exponential (scaling and squaring with a Taylor series)."
     if not (A.dtype.is_floating_point or A.dtype.is_complex):
         raise RuntimeError(f"linalg.matrix_exp: Expected a floating point or complex tensor as input. Got {_legacy(A.dtype)}")
-    low = A.dtype in (dt.float16, dt.bfloat16)   # (16-bit floats run in float32, after the same shape checks)
+    low = A.dtype in (dt.float16, dt.bfloat16)   # (the shape checks as for float32)
     _check(A.float() if low else A, 'linalg.matrix_exp', square=True, low='none')
-    if low: return MatrixExp.apply(A.float()).to(A.dtype)
+    if low and A.shape[-1] <= 1: return A.exp() if A.shape[-1] else A.clone()   # PyTorch's trivial cases
     return MatrixExp.apply(A)
 
 # %% ../nbs/21d_linalg_more.ipynb #13b56857
