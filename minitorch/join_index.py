@@ -341,9 +341,18 @@ def _is_basic(key: tuple) -> bool:
                         for k in key)
 
 # %% ../nbs/08ca_indexing.ipynb #28d4a55d
+# PyTorch's kernel checks an index tensor's values as it gathers: when the advanced indices broadcast to no elements
+# at all (an all-False mask beside them), nothing is gathered and nothing is checked.
+def _adv_empty(key: tuple) -> bool:
+    "Whether the advanced (array) indices of `key` broadcast to zero elements."
+    shapes = [(int(np.count_nonzero(k)),) if k.dtype == np.bool_ else k.shape for k in key if isinstance(k, np.ndarray)]
+    try: return builtins.len(shapes) > 1 and 0 in np.broadcast_shapes(*shapes)
+    except ValueError: return False
+
 def _check_bounds(key: tuple, shape: tuple) -> None:
     "Raise PyTorch's IndexError for out-of-range integer array indices (naming the index's place among them)."
     dim = adv = 0
+    empty = _adv_empty(key)
     ell = builtins.sum(1 for k in key if k is Ellipsis)
     consumed = builtins.sum(1 if not isinstance(k, np.ndarray) or k.dtype != np.bool_ else k.ndim
                             for k in key if k is not None and k is not Ellipsis)
@@ -360,7 +369,7 @@ def _check_bounds(key: tuple, shape: tuple) -> None:
                                          f"shape of the indexed tensor {list(shape)} at index {dim + j}")
                 dim += k.ndim; adv += k.ndim
                 continue
-            if dim < len(shape) and k.size:
+            if dim < len(shape) and k.size and not empty:
                 n = shape[dim]
                 bad = k[(k >= n) | (k < -n)]
                 if bad.size: raise IndexError(f"index {bad.flat[0]} is out of bounds for dimension {adv} with size {n}")

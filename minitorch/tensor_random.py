@@ -89,9 +89,16 @@ def _float_dtype(dtype: dtype | None, fn: str) -> dtype:
     if not (dtype.is_floating_point or dtype.is_complex): raise _not_implemented(fn, dtype)
     return dtype
 
+# With no size, PyTorch's argument parser names the missing `size` when one keyword was given (`rand(dtype=...)`),
+# before any dtype check.
+def _need_size(size: tuple, fn: str, *kws: Any) -> None:
+    if not size and sum(k is not None and k is not False for k in kws) == 1:
+        raise TypeError(f'{fn}() missing 1 required positional arguments: "size"')
+
 def rand(*size: Any, generator: Generator | None = None, dtype: dtype | None = None, device: Any = None,
          requires_grad: bool = False, out: Any = None) -> Tensor:
     "Uniform samples in [0, 1)."
+    _need_size(size, 'rand', generator, dtype, device, requires_grad, out)
     dtype = _dtype_arg(dtype, 'rand')
     d = _float_dtype(dtype, 'check_uniform_bounds')
     shape = _sizes(size, 'rand')
@@ -104,6 +111,7 @@ def rand(*size: Any, generator: Generator | None = None, dtype: dtype | None = N
 def randn(*size: Any, generator: Generator | None = None, dtype: dtype | None = None, device: Any = None,
           requires_grad: bool = False, out: Any = None) -> Tensor:
     "Standard normal samples."
+    _need_size(size, 'randn', generator, dtype, device, requires_grad, out)
     dtype = _dtype_arg(dtype, 'randn')
     if dtype is not None and not (dtype.is_floating_point or dtype.is_complex) and 0 in _sizes(size, 'randn'):
         return _new(np.zeros(_sizes(size, 'randn')), dtype, device, requires_grad)   # no kernel runs: no dtype check
