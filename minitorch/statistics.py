@@ -243,7 +243,7 @@ def quantile(input: Tensor, q: Any, dim: int | None = None, keepdim: bool = Fals
     "`q`-th quantiles along `dim` (all elements when `dim` is None), linear interpolation between order statistics."
     if out is not None: return _write_out(quantile(input, q, dim, keepdim, interpolation=interpolation), out, 'quantile')
     if input.numel() == 0: raise RuntimeError("quantile() input tensor must be non-empty")
-    if not input.dtype.is_floating_point:
+    if input.dtype not in (dt.float32, dt.float64):   # no half-precision kernel either
         raise RuntimeError(f"quantile() input tensor must be either float or double dtype")
     if interpolation not in ('linear', 'lower', 'higher', 'midpoint', 'nearest'):
         raise ValueError(f"quantile() interpolation must be one of linear, lower, higher, midpoint or nearest. Got {interpolation}")
@@ -322,10 +322,19 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False, *, out: Any = None
 
 
 # %% ../nbs/08da_statistics.ipynb #96e4cdd3
+def _histc_check(input: Tensor, min: float, max: float) -> None:
+    "The kernel exists for floating dtypes only; PyTorch meets a bool input first in `linspace` (the bin edges), a "\
+    "complex one in `aminmax` when it has to find the data's range."
+    d = input.dtype
+    if d.is_floating_point: return
+    k = 'linspace_cpu' if d is dt.bool else 'aminmax_cpu' if d.is_complex and min == max and input.numel() \
+        else 'histogram_cpu'
+    raise NotImplementedError(f'"{k}" not implemented for \'{torch_name(d)}\'')
+
 def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0, *, out: Any = None) -> Tensor:
     "Histogram with `bins` equal bins over `[min, max]` (the data's range when both are 0); outside values are ignored."
     if out is not None: return _write_out(histc(input, bins, min, max), out, 'histc')
-    _need_float('histogram_cpu', input)
+    _histc_check(input, min, max)
     if input.device.type == 'cuda' and input.dtype.is_floating_point:   # atomicAdd into the bins on the GPU
         from minitorch.determinism import alert_not_deterministic
         alert_not_deterministic('_histc_cuda with floating point input')
@@ -336,27 +345,29 @@ def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0, *, out
         raise RuntimeError(f"torch.histc: range of [{lo:g}, {hi:g}] is not finite")
     if lo == hi: lo, hi = lo - 1, hi + 1
     if lo > hi: raise RuntimeError(f"torch.histc: max must be larger than min")
-    t = np.asarray(a, dtype=a.dtype)
-    keep = (t >= lo) & (t <= hi)
-    t = t[keep]
-    pos = ((t - a.dtype.type(lo)) / (a.dtype.type(hi) - a.dtype.type(lo)) * a.dtype.type(bins)).astype(np.int64)
-    pos = np.minimum(pos, bins - 1)
+    T = a.dtype.type                  # the kernel works in the input's dtype, rounding after every step
+    L, R = T(lo), T(hi)               # the edges: linspace's first and last, in that dtype
+    t = a[(a >= L) & (a <= R)]
+    with np.errstate(all='ignore'):   # (x - min) * bins / (max - min), then truncated (PyTorch's order)
+        pos = ((t - L) * T(bins) / (R - L)).astype(np.int64)
+    pos = np.clip(pos, 0, bins - 1)   # the right edge belongs to the last bin
     return tensor(np.bincount(pos, minlength=bins).astype(a.dtype), device=input.device)
 
 
 # %% ../nbs/08da_statistics.ipynb #735efe95
 def _trap_terms(y: Tensor, x: Tensor | None, dx: Any, dim: int) -> Tensor:
-    "Along `dim`: `dx / 2 * (y[i+1] + y[i])`, or with sample points `(x[i+1] - x[i]) * (y[i+1] + y[i])` (not yet halved)."
+    "Along `dim`: `dx / 2 * (y[i] + y[i+1])`, or with sample points `(y[i] + y[i+1]) * (x[i+1] - x[i])` (not yet"\
+    " halved). The order is PyTorch's: for complex inputs it decides where an inf turns into NaN."
     d = dim % y.dim()
     L = y.shape[d]
-    s = narrow(y, d, 1, L - 1) + narrow(y, d, 0, L - 1)
+    s = narrow(y, d, 0, L - 1) + narrow(y, d, 1, L - 1)
     if x is None: return (1 if dx is None else dx) / 2 * s
     if x.dim() == 1:
         h = x[1:] - x[:-1]
         h = h.reshape(*[-1 if i == d else 1 for i in range(y.dim())])
     else:
         h = diff(x, dim=dim)
-    return h * s                                           # the caller halves it (PyTorch's order)
+    return s * h                                           # the caller halves it (PyTorch's order)
 
 def trapezoid(y: Tensor, x: Any = None, *, dx: Any = None, dim: int = -1) -> Tensor:
     "Trapezoid rule along `dim`, with sample points `x` or spacing `dx` (default 1)."
@@ -385,4 +396,4 @@ def cumulative_trapezoid(y: Tensor, x: Any = None, *, dx: Any = None, dim: int =
     if y.dim() == 0: raise IndexError("slice() cannot be applied to a 0-dim tensor.")
     if y.shape[dim % y.dim()] == 0: return _float(y).narrow(dim, 0, 0)   # nothing to integrate
     t = _trap_terms(y, x, dx, dim)
-    return (t if x is None else t / 2).cumsum(dim)
+    return t.cumsum(dim) if x is None else t.cumsum(dim) / 2   # with x: halved after the running sum

@@ -1,0 +1,78 @@
+"Issue 12 parity: statistics, reductions and scatter against torch (histc, quantile, trapezoid, cumsum, scatter_reduce)."
+import math
+import numpy as np
+import pytest
+import torch
+import minitorch as mt
+
+inf, nan = float('inf'), float('nan')
+
+
+def _mt(t: torch.Tensor, **kw) -> mt.Tensor:
+    if t.dtype == torch.bfloat16:
+        return mt.tensor(t.float().numpy(), **kw).to(mt.bfloat16)
+    return mt.tensor(t.numpy(), **kw)
+
+
+def _torch(m: mt.Tensor) -> torch.Tensor:
+    if m.dtype == mt.bfloat16: return torch.tensor(m.float().numpy()).to(torch.bfloat16)
+    return torch.from_numpy(np.array(m.detach().numpy()))
+
+
+def _same_nan_placement(a: torch.Tensor, b: torch.Tensor) -> None:
+    ra, rb = torch.view_as_real(a), torch.view_as_real(b)
+    assert torch.equal(ra.isnan(), rb.isnan()), (a, b)
+    torch.testing.assert_close(ra.nan_to_num(), rb.nan_to_num())
+
+
+def _raises_like(fn_t, fn_m):
+    with pytest.raises(Exception) as et: fn_t()
+    with pytest.raises(type(et.value)) as em: fn_m()
+    assert str(em.value) == str(et.value), (str(em.value), str(et.value))
+
+
+@pytest.mark.parametrize('dtype', [torch.bfloat16, torch.float16, torch.float32, torch.float64])
+@pytest.mark.parametrize('kw', [{}, dict(bins=4), dict(min=-1.0), dict(min=-1.0, max=1.0), dict(bins=7, min=-0.3, max=0.9)])
+def test_histc_bins_in_input_dtype(dtype, kw):
+    "The bin index is (x - min) * bins / (max - min) rounded in the input's dtype at every step, as PyTorch's kernel."
+    g = torch.Generator().manual_seed(3)
+    for _ in range(20):
+        t = torch.randn(30, generator=g).to(dtype)
+        torch.testing.assert_close(_torch(mt.histc(_mt(t), **kw)), torch.histc(t, **kw), rtol=0, atol=0)
+
+
+@pytest.mark.parametrize('dtype', [torch.complex64, torch.complex128, torch.int64, torch.int8, torch.bool])
+@pytest.mark.parametrize('kw', [{}, dict(min=-1.0), dict(min=-1.0, max=1.0)])
+@pytest.mark.parametrize('n', [0, 3])
+def test_histc_refuses_non_float(dtype, kw, n):
+    t = torch.zeros(n, dtype=dtype)
+    _raises_like(lambda: torch.histc(t, **kw), lambda: mt.histc(_mt(t), **kw))
+
+
+@pytest.mark.parametrize('dtype', [torch.bfloat16, torch.float16])
+def test_quantile_refuses_half(dtype):
+    t = torch.randn(4).to(dtype)
+    _raises_like(lambda: torch.quantile(t, 0.25, dim=-1, interpolation='lower'),
+                 lambda: mt.quantile(_mt(t), 0.25, dim=-1, interpolation='lower'))
+
+
+def test_cumulative_trapezoid_complex_inf_follows_torch_arithmetic():
+    "(y[i] + y[i+1]) (an add whose alpha multiplies y[i+1] as a complex), times dx/2, then the running sum."
+    import random
+    random.seed(0)
+    vals = [0, 1, -1, inf, -inf, nan, 2.5]
+    for _ in range(300):
+        y = torch.tensor([complex(random.choice(vals), random.choice(vals)) for _ in range(4)])
+        dx = random.choice([None, 1.0, 2.0, 0.5])
+        kw = {} if dx is None else dict(dx=dx)
+        _same_nan_placement(_torch(mt.cumulative_trapezoid(_mt(y), **kw)), torch.cumulative_trapezoid(y, **kw))
+        x = torch.tensor([0., 1., 3., 3.5], dtype=torch.float64)
+        _same_nan_placement(_torch(mt.cumulative_trapezoid(_mt(y), _mt(x))), torch.cumulative_trapezoid(y, x))
+        _same_nan_placement(_torch(mt.trapezoid(_mt(y), _mt(x))).reshape(1), torch.trapezoid(y, x).reshape(1))
+
+
+def test_cumulative_trapezoid_real_values():
+    g = torch.Generator().manual_seed(0)
+    y, x = torch.randn(3, 6, generator=g, dtype=torch.float64), torch.rand(6, generator=g, dtype=torch.float64).cumsum(0)
+    torch.testing.assert_close(_torch(mt.cumulative_trapezoid(_mt(y), _mt(x))), torch.cumulative_trapezoid(y, x))
+    torch.testing.assert_close(_torch(mt.cumulative_trapezoid(_mt(y), dx=0.3, dim=0)), torch.cumulative_trapezoid(y, dx=0.3, dim=0))
