@@ -229,6 +229,8 @@ def run_backward(roots: Sequence[Tensor], grads: Sequence[Tensor], retain_graph:
 def _accumulate_into_leaf(t: Tensor, g: Tensor, create_graph: bool) -> None:
     "`t.grad += g` (a fresh tensor the first time; recorded when `create_graph`)."
     g = _apply_tensor_hooks(t._hooks, None, g)
+    if g._device is not t._device and g._data.shape == ():   # a 0-d CPU leaf used with CUDA tensors: its grad is on
+        g = g.to(t.device)                                  # the leaf's device (PyTorch's engine moves 0-d grads too)
     acc = t.grad
     if acc is None:
         t.grad = g if create_graph or _unshared(g, t) else _copy_of(g)
