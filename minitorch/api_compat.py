@@ -201,6 +201,15 @@ def _bags(input, offsets, include_last_offset: bool):
     return input, list(zip(offs, ends))
 
 # %% ../nbs/12h_api_compat.ipynb #d9b47044
+class _LastBagMean(minitorch.autograd.Function):
+    "PyTorch's fast-path include_last_offset mean: the last bag sums rows[:k] / n, its backward gives every row g / n."
+    @staticmethod
+    def forward(ctx, rows, k, n):
+        ctx.shape, ctx.n = rows.shape, n
+        return rows[:k].sum(0) / n
+    @staticmethod
+    def backward(ctx, g): return (g / ctx.n).expand(*ctx.shape).clone(), None, None
+
 def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type: float = 2, scale_grad_by_freq: bool = False,
                   mode: str = 'mean', sparse: bool = False, per_sample_weights=None, include_last_offset: bool = False,
                   padding_idx=None):
@@ -230,7 +239,12 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type: float =
     emb = F.embedding(flat, weight, None, max_norm, norm_type)
     if per_sample_weights is not None:
         emb = emb * per_sample_weights.reshape(-1).unsqueeze(1)
-    slow = padding_idx is not None or weight.stride(-1) != 1   # (PyTorch's fast path: unit-stride rows, no padding)
+    slow = (padding_idx is not None or weight.stride(-1) != 1   # PyTorch's fast (fbgemm) path: unit-stride rows,
+            or weight.dtype == minitorch.float64)   # no padding, not double
+    if (not slow and mode != 'max' and weight.shape[1] == 0 and bags
+            and bags[-1][1] > bags[-1][0] > 0):   # fbgemm rejects zero-width rows when the last bag starts inside
+        raise RuntimeError("Expected i < index_size to be true, but got false.  (Could this error message be "
+                           "improved?  If so, please report an enhancement request to PyTorch.)")
     div = [len(idx) - s if include_last_offset and b == len(bags) - 1 and not slow else None
            for b, (s, e) in enumerate(bags)]   # PyTorch 2.13's include_last_offset: its last bag's mean divides by
     if include_last_offset and bags and (mode == 'max' or slow):   # the indices to the end, and on the slow
@@ -245,11 +259,14 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type: float =
     rows = []   # each bag sums only its own rows (a 0/1 matrix @ emb would spread 0 * NaN from the others)
     for (s, e), dv in zip(bags, div):
         sel = s + np.nonzero(keep[s:e])[0]
-        if len(sel):
+        if dv and mode == 'mean':   # the fast path's last mean bag: forward over its own rows, backward over all to the end
+            rows.append(_LastBagMean.apply(emb[s:], e - s, dv))
+        elif len(sel):
             r = emb.index_select(0, minitorch.tensor(sel.tolist(), dtype=minitorch.int64, device=emb.device)).sum(0)
-            rows.append(r / (dv or len(sel)) if mode == 'mean' else r)
+            rows.append(r / len(sel) if mode == 'mean' else r)
         else: rows.append(emb[:0].sum(0))   # an empty bag: zeros, still in the graph
     return minitorch.stack(rows) if rows else emb[:0].clone()
+
 
 # %% ../nbs/12h_api_compat.ipynb #30de987c
 class EmbeddingBag(Module):

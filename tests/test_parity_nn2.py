@@ -40,3 +40,53 @@ def test_pdist_empty_result_requires_grad(rows):
     m = minitorch.zeros(rows, 4, requires_grad=True)
     y, ym = torch.pdist(x), F.pdist(m)
     assert ym.requires_grad == y.requires_grad and tuple(ym.shape) == tuple(y.shape)
+
+
+def _bag_case(rng, dt, mode, il):
+    n, V, D = int(rng.integers(0, 6)), int(rng.integers(1, 5)), int(rng.integers(0, 3))
+    idx = torch.tensor(rng.integers(0, V, n), dtype=torch.long)
+    offs = torch.tensor(sorted([0] + list(rng.integers(0, n + 1, int(rng.integers(0, 3))))), dtype=torch.long)
+    w = torch.empty(V, D, dtype=dt).copy_(torch.tensor(rng.standard_normal((V, D))))   # (unit strides, as minitorch's)
+    return idx, offs, w
+
+
+@pytest.mark.parametrize('dt', [torch.float32, torch.float64])
+@pytest.mark.parametrize('mode', ['sum', 'mean', 'max'])
+@pytest.mark.parametrize('il', [False, True])
+def test_embedding_bag_include_last_offset(dt, mode, il):
+    rng = np.random.default_rng(7)
+    for _ in range(60):
+        idx, offs, w = _bag_case(rng, dt, mode, il)
+        if il and len(offs) < 2: continue   # (no bag at all: torch's double kernel can segfault)
+        wt = w.clone().requires_grad_()
+        try:
+            y = torch.nn.functional.embedding_bag(idx, wt, offs, mode=mode, include_last_offset=il)
+        except RuntimeError:
+            with pytest.raises(RuntimeError):
+                F.embedding_bag(T(idx), T(w), T(offs), mode=mode, include_last_offset=il)
+            continue
+        wm = T(w, requires_grad=True)
+        ym = F.embedding_bag(T(idx), wm, T(offs), mode=mode, include_last_offset=il)
+        torch.testing.assert_close(N(ym), y.detach())
+        if y.numel() and not (mode == 'sum' and il and dt == torch.float32):   # (torch's float32 sum backward
+            g = torch.tensor(rng.standard_normal(tuple(y.shape)), dtype=dt)        # reads uninitialised rows there)
+            y.backward(g)
+            ym.backward(T(g))
+            torch.testing.assert_close(N(wm.grad), wt.grad)
+
+
+@pytest.mark.parametrize('dt', [torch.float32, torch.float64, torch.float16])
+@pytest.mark.parametrize('mode', ['sum', 'mean', 'max'])
+@pytest.mark.parametrize('offs,n,il', [([0, 1], 3, False), ([0, 3], 3, False), ([0, 3], 4, False), ([0, 0, 0], 4, False),
+                                       ([0, 1, 3], 3, False), ([0, 1, 3], 3, True), ([0, 0, 1], 3, True), ([0, 1, 1], 3, True)])
+def test_embedding_bag_zero_width_weight(dt, mode, offs, n, il):
+    "fbgemm (float32/16, sum/mean) rejects a zero-width weight when the last bag starts after 0 and is not empty."
+    idx, off, w = torch.zeros(n, dtype=torch.long), torch.tensor(offs), torch.zeros(3, 0, dtype=dt)
+    try:
+        y = torch.nn.functional.embedding_bag(idx, w, off, mode=mode, include_last_offset=il)
+    except RuntimeError as e:
+        with pytest.raises(RuntimeError, match='Expected i < index_size'):
+            F.embedding_bag(T(idx), minitorch.zeros(3, 0, dtype=T(w).dtype), T(off), mode=mode, include_last_offset=il)
+        return
+    ym = F.embedding_bag(T(idx), minitorch.zeros(3, 0, dtype=T(w).dtype), T(off), mode=mode, include_last_offset=il)
+    assert tuple(ym.shape) == tuple(y.shape)
