@@ -335,17 +335,19 @@ def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
         # PyTorch's way, the adjoint itself: each input pixel's column W^T x summed into its output window (`fold`)
         cols = weight.reshape(groups, Cin // groups, Cog * kh * kw).transpose(1, 2).matmul(
             input.reshape(N, groups, Cin // groups, H * W))
-        out = minitorch.nn.functional.fold(cols.reshape(N, groups * Cog * kh * kw, H * W), (Ho, Wo), (kh, kw), d, p, s)
+        # `_fold`, not `fold`: PyTorch computes int64 transposed convolutions though its col2im has no integer kernel
+        out = minitorch.nn.functional._fold(cols.reshape(N, groups * Cog * kh * kw, H * W), (Ho, Wo), (kh, kw), d, p,
+                                            s, True)
         if bias is not None: out = out + bias.reshape(1, -1, 1, 1)
         return out.squeeze(0) if unbatched else out
     w = weight.reshape(groups, Cin // groups, Cog, kh, kw).transpose(1, 2).reshape(groups * Cog, Cin // groups, kh, kw)
     w = w.flip((-1, -2))
     z = _zero_stuff(input, s)
     e = [dd * (k - 1) - pp for dd, k, pp in zip(d, (kh, kw), p)]
-    z = pad(z, (max(e[1], 0), max(e[1], 0) + op[1], max(e[0], 0), max(e[0], 0) + op[0]))
-    if e[0] < 0 or e[1] < 0:                    # padding beyond the kernel's reach: crop instead
-        ch, cw = max(-e[0], 0), max(-e[1], 0)
-        z = z[:, :, ch:z.shape[2] - ch + (op[0] if e[0] < 0 else 0), cw:z.shape[3] - cw + (op[1] if e[1] < 0 else 0)]
+    hi = [ee + o for ee, o in zip(e, op)]       # the far side also gets the output padding
+    z = pad(z, (max(e[1], 0), max(hi[1], 0), max(e[0], 0), max(hi[0], 0)))
+    if min(e + hi) < 0:                         # padding beyond the kernel's reach: crop instead
+        z = z[:, :, max(-e[0], 0):z.shape[2] - max(-hi[0], 0), max(-e[1], 0):z.shape[3] - max(-hi[1], 0)]
     out = conv2d(z, w, bias, 1, 0, d, groups)
     return out.squeeze(0) if unbatched else out
 

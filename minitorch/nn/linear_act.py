@@ -103,7 +103,7 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     if bias is not None and weight.ndim == 2:
         nx = input.ndim   # (read once: every Linear step comes here)
         if nx == 2: return _Addmm.apply(bias, input, _T.apply(weight, 0, 1))   # `weight.t()`'s node, as torch's linear
-        if nx >= 1 and input.is_contiguous() and bias.ndim == 1:
+        if nx >= 1 and input.is_contiguous() and bias.ndim == 1 and input.shape[-1]:   # (no features: -1 is ambiguous)
             out = _Addmm.apply(bias, input.view(-1, input.shape[-1]), weight.t())
             return out.view(*input.shape[:-1], out.shape[-1])
     out = input.matmul(weight.t()) if weight.ndim == 2 else input.matmul(weight)
@@ -120,6 +120,9 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None
                            f"{weight.shape[1]}" if input1.shape[-1] != weight.shape[1] else
                            f"bilinear(): input2 size does not match weight size: got {input2.shape[-1]} but expected "
                            f"{weight.shape[2]}")
+    if not (input1.shape[-1] and input2.shape[-1]):   # PyTorch flattens the inputs to (-1, features) first
+        raise RuntimeError("cannot reshape tensor of 0 elements into shape [-1, 0] because the unspecified dimension "
+                           "size -1 can be any value and is ambiguous")
     out = minitorch.einsum('...i,oij,...j->...o', input1, weight, input2)
     return out if bias is None else out + bias
 

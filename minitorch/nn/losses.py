@@ -234,7 +234,7 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
     if (weight is None and reduction in ('none', 'mean', 'sum') and _fast_cpu(input, target)
             and not input.dtype.is_complex and target.dtype == input.dtype and not target.requires_grad):
         return _BinaryCrossEntropy.apply(input, target, reduction)     # CPU: one fused op (chapter 11b)
-    if input.numel() and ((input < 0) | (input > 1)).any().item():
+    if input.numel() and not ((input >= 0) & (input <= 1)).all().item():   # NaN fails too, as in PyTorch
         raise RuntimeError("all elements of input should be between 0 and 1")
     if reduction not in ('none', 'mean', 'sum'): raise ValueError(f"{reduction} is not a valid value for reduction")
     return _BCE.apply(input, target, weight, reduction)
@@ -336,11 +336,19 @@ def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, siz
 
 def soft_margin_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
                      reduction: str = 'mean') -> Tensor:
-    "$\\log(1 + e^{-yx})$."
+    "$\\log(1 + e^{-yx})$, op for op as PyTorch: `-x`, `*y`, `exp`, `log1p`, each into a tensor of `input`'s dtype."
     if target.requires_grad and minitorch.is_grad_enabled():
         raise RuntimeError("The function 'soft_margin_loss' is not differentiable with respect to argument 'target'. "
                            "This input cannot have requires_grad True.")
-    return _reduce(softplus(-target * input), _legacy(size_average, reduce, reduction))
+    z = -input * target                          # (a bool input: PyTorch's error of `-`)
+    if z.dtype != input.dtype and not minitorch.can_cast(z.dtype, input.dtype) or not (
+            input.dtype.is_floating_point or input.dtype.is_complex):
+        rt = z.dtype if z.dtype != input.dtype else minitorch.get_default_dtype()   # an int input: exp's float
+        raise RuntimeError(f"result type {minitorch.ops.torch_name(rt)} can't be cast to the desired output type "
+                           f"{minitorch.ops.torch_name(input.dtype)}")
+    if tuple(z.shape) != tuple(input.shape):
+        raise RuntimeError(f"output with shape {list(input.shape)} doesn't match the broadcast shape {list(z.shape)}")
+    return _reduce(z.to(input.dtype).exp().log1p(), _legacy(size_average, reduce, reduction))
 
 def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: Any = None,
                                 reduce: Any = None, reduction: str = 'mean') -> Tensor:

@@ -83,6 +83,11 @@ def max_unpool1d(input: Tensor, indices: Tensor, kernel_size: int | tuple, strid
 def fold(input: Tensor, output_size: int | tuple, kernel_size: int | tuple, dilation: int | tuple = 1,
          padding: int | tuple = 0, stride: int | tuple = 1) -> Tensor:
     "Sum sliding-window columns `(N, C·kh·kw, L)` back into images `(N, C, H, W)` (col2im, unfold's adjoint)."
+    return _fold(input, output_size, kernel_size, dilation, padding, stride, False)
+
+def _fold(input: Tensor, output_size: Any, kernel_size: Any, dilation: Any, padding: Any, stride: Any,
+          ints: bool) -> Tensor:
+    "`fold`; with `ints` also of integer columns (int64 `conv_transpose2d` needs them; PyTorch's col2im has none)."
     if input.ndim not in (2, 3) or 0 in input.shape[-2:]:
         raise RuntimeError(f"Expected 2D or 3D (batch mode) tensor for input with possibly 0 batch size and non-zero "
                            f"dimensions for input, but got: {list(input.shape)}")
@@ -101,9 +106,9 @@ def fold(input: Tensor, output_size: int | tuple, kernel_size: int | tuple, dila
                            f"expected size of input's dimension 2 to match the calculated number of sliding blocks "
                            f"{oh} * {ow} = {oh * ow}, but got input.size(2)={L}.")
     C = CK // K
-    if input.device.type == 'cpu' and not (input.dtype.is_floating_point or input.dtype.is_complex
-                                          or input.dtype is minitorch.bool):
-        raise NotImplementedError(f"\"col2im_out_cpu\" not implemented for '{minitorch.ops.torch_name(input.dtype)}'")
+    if not (ints or input.dtype.is_floating_point or input.dtype.is_complex or input.dtype is minitorch.bool):
+        raise NotImplementedError(f"\"col2im_out_{input.device.type}\" not implemented for "
+                                  f"'{minitorch.ops.torch_name(input.dtype)}'")
     if _fast_cpu(input): out = _Col2Im.apply(input.reshape(N, C, K, L), (N, C, H, W), k, d, pads, s, (oh, ow))
     else:
         idx = minitorch.tensor(_window_index(H, W, k, s, d, (p[0], p[1]), (oh, ow)).reshape(-1), device=input.device)
@@ -113,6 +118,28 @@ def fold(input: Tensor, output_size: int | tuple, kernel_size: int | tuple, dila
     return out.squeeze(0) if unbatched else out
 
 # %% ../../nbs/11a_unpool_fold.ipynb #e5f0a002
+def _is_int_arg(v: Any) -> bool:
+    "Whether `v` passes as one element of an `int[]` argument: an int or anything with `__index__`, never a bool."
+    if type(v) is int: return True
+    if isinstance(v, (bool, float)) or not hasattr(v, '__index__'): return False
+    try: v.__index__(); return True
+    except (TypeError, RuntimeError, ValueError): return False
+
+def _check_int_args(fname: str, *args: tuple) -> None:
+    "PyTorch's argument parser on `int[]` arguments `(name, position, value)`: a `TypeError` before any tensor is read."
+    for name, pos, v in args:
+        if type(v) is int or v is None and name == 'stride': continue   # (only `stride` is optional)
+        if not isinstance(v, (tuple, list)):
+            if _is_int_arg(v): continue
+            raise TypeError(f"{fname}(): argument '{name}' (position {pos}) must be tuple of ints, not {type(v).__name__}")
+        for i, e in enumerate(v):
+            if _is_int_arg(e): continue
+            if i == 0:
+                raise TypeError(f"{fname}(): argument '{name}' (position {pos}) must be tuple of ints, but found element "
+                                f"of type {type(e).__name__} at pos 0")
+            raise TypeError(f"{fname}(): argument '{name}' failed to unpack the object at pos {i + 1} with error "
+                            f"\"type must be tuple of ints,but got {type(e).__name__}\"")
+
 def adaptive_max_pool1d(input: Tensor, output_size: int | tuple,
                         return_indices: bool = False) -> Tensor | tuple[Tensor, Tensor]:
     "Adaptive max pooling of `(N, C, L)`: the 2-d one on `(N, C, 1, L)`; indices are positions in `L`."
@@ -123,11 +150,15 @@ def adaptive_max_pool1d(input: Tensor, output_size: int | tuple,
 def max_pool1d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
                             ceil_mode: bool = False, return_indices: bool = False) -> tuple[Tensor, Tensor]:
     "`max_pool1d(..., return_indices=True)`."
+    _check_int_args('max_pool1d_with_indices', ('kernel_size', 2, kernel_size), ('stride', 3, stride),
+                    ('padding', 4, padding), ('dilation', 5, dilation))
     return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 def max_pool2d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
                             ceil_mode: bool = False, return_indices: bool = False) -> tuple[Tensor, Tensor]:
     "`max_pool2d(..., return_indices=True)`."
+    _check_int_args('max_pool2d_with_indices', ('kernel_size', 2, kernel_size), ('stride', 3, stride),
+                    ('padding', 4, padding), ('dilation', 5, dilation))
     return F.max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 def adaptive_max_pool1d_with_indices(input: Tensor, output_size: Any, return_indices: bool = False) -> tuple:
@@ -143,6 +174,8 @@ def _lp_finish(out: Tensor, n: int, norm_type: float) -> Tensor:
 
 def lp_pool1d(input: Tensor, norm_type: float, kernel_size: int, stride: Any = None, ceil_mode: bool = False) -> Tensor:
     "$(\\sum_{window} x^p)^{1/p}$ over windows of `(N, C, L)`."
+    _check_int_args('max_pool1d' if abs(norm_type) == math.inf else 'avg_pool1d', ('kernel_size', 2, kernel_size),
+                    ('stride', 3, stride))
     if norm_type == math.inf: return max_pool1d(input.abs(), kernel_size, stride, 0, 1, ceil_mode)
     if norm_type == -math.inf: return -max_pool1d(-input.abs(), kernel_size, stride, 0, 1, ceil_mode)
     out = avg_pool1d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
@@ -150,6 +183,8 @@ def lp_pool1d(input: Tensor, norm_type: float, kernel_size: int, stride: Any = N
 
 def lp_pool2d(input: Tensor, norm_type: float, kernel_size: Any, stride: Any = None, ceil_mode: bool = False) -> Tensor:
     "$(\\sum_{window} x^p)^{1/p}$ over windows of `(N, C, H, W)`."
+    _check_int_args('max_pool2d' if abs(norm_type) == math.inf else 'avg_pool2d', ('kernel_size', 2, kernel_size),
+                    ('stride', 3, stride))
     if norm_type == math.inf: return F.max_pool2d(input.abs(), kernel_size, stride, 0, 1, ceil_mode)
     if norm_type == -math.inf: return -F.max_pool2d(-input.abs(), kernel_size, stride, 0, 1, ceil_mode)
     kw, kh = _ntuple(kernel_size, 2)
@@ -158,7 +193,7 @@ def lp_pool2d(input: Tensor, norm_type: float, kernel_size: Any, stride: Any = N
 
 # %% ../../nbs/11a_unpool_fold.ipynb #b035061a
 for _f in (_pool_args, max_pool2d, _avg_divisor, avg_pool2d, max_pool1d, avg_pool1d, adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_max_pool2d, max_unpool1d,
-           max_unpool2d, fold, adaptive_max_pool1d, max_pool1d_with_indices, max_pool2d_with_indices,
+           max_unpool2d, fold, _fold, adaptive_max_pool1d, max_pool1d_with_indices, max_pool2d_with_indices,
            adaptive_max_pool1d_with_indices, adaptive_max_pool2d_with_indices, lp_pool1d, lp_pool2d):
     setattr(F, _f.__name__, _f)
     if not _f.__name__.startswith('_') and _f.__name__ not in F.__all__: F.__all__.append(_f.__name__)
