@@ -12,7 +12,7 @@ from typing import Any, Sequence
 
 from . import dtypes as dt
 from .dtypes import dtype
-from .tensor_data import TensorData, normalize_dim, broadcast_shapes
+from .tensor_data import TensorData, normalize_dim, broadcast_shapes, is_conj_data
 import numpy as np
 from .backends import get_backend, make_data, is_contiguous, to_numpy, from_numpy
 from .tensors import Tensor, tensor, zeros, zeros_like, ones_like, patch
@@ -56,11 +56,14 @@ def _blas_alpha(a: TensorData, b: TensorData, d: dtype, gemv: bool = False) -> s
     if d is dt.complex64 and n > 1 and m >= 4 and k >= 4: return None   # MKL's vectorised cgemm: a plain sum
     if n == 1 and m == 1: return 'a' if k > 1 else 'out'
     if m == 1:                                   # a one-column result: BLAS gets (a, b); a is 'N' when column-major
-        s0, s1 = a.strides
-        return 'b' if s0 == 1 and s1 >= n else 'out'
+        s0, s1 = a.strides                       # (a conj view b, a not one: on b)
+        return 'b' if s0 == 1 and s1 >= n or is_conj_data(b) and not is_conj_data(a) else 'out'
     if k == 1: return 'a'
     s0, s1 = b.strides                           # else BLAS gets (b^T, a^T): b^T is 'T' when b is column-major only
-    return 'out' if not (s1 == 1 and s0 >= m) and s0 == 1 and s1 >= k else 'a'
+    if not (not (s1 == 1 and s0 >= m) and s0 == 1 and s1 >= k): return 'a'
+    s0, s1 = a.strides                           # b^T is 'T': alpha on the result, unless a^T is 'C' (a column-major
+    a_c = is_conj_data(a) and not (s1 == 1 and s0 >= k) and s0 == 1 and s1 >= n   # conj view) and b no conj view
+    return 'a' if a_c and not is_conj_data(b) else 'out'
 
 def _times_alpha(re: np.ndarray, im: np.ndarray) -> tuple:
     "(re + i im)(1 + 0i), as a complex multiply computes it: an infinite part makes the other one NaN."
@@ -118,15 +121,26 @@ class MM(Function):
         n, m = ad.shape[0], bd.shape[1]
         return Tensor._make(make_data(r.storage, (n, m)), a.dtype, a._device)
     @staticmethod
-    def backward(ctx, g):
+    def backward(ctx, g):   # PyTorch's: a column-major operand gets its gradient column-major, as a transposed mm
         a, b = ctx.saved_tensors
-        ga = MM.apply(g, _mH(b)) if ctx.needs_input_grad[0] else None
-        gb = MM.apply(_mH(a), g) if ctx.needs_input_grad[1] else None
+        ga = gb = None
+        if ctx.needs_input_grad[0]:
+            s, n = a._data.strides, a._data.shape[0]
+            ga = MM.apply(_cj(b), g.mT).mT if s[0] == 1 and s[1] == n else MM.apply(g, _mH(b))
+        if ctx.needs_input_grad[1]:
+            s, k = b._data.strides, b._data.shape[0]
+            gb = MM.apply(g.mT, _cj(a)).mT if s[0] == 1 and s[1] == k else MM.apply(_mH(a), g)
         return ga, gb
 
 class _MV(MM):
     "matrix @ vector, as a one-column `mm` (PyTorch calls BLAS `gemv`: only where inf becomes NaN differs)."
     _gemv = True
+    @staticmethod
+    def backward(ctx, g):
+        a, b = ctx.saved_tensors
+        ga = MM.apply(g, _mH(b)) if ctx.needs_input_grad[0] else None
+        gb = MM.apply(_mH(a), g) if ctx.needs_input_grad[1] else None
+        return ga, gb
 
 def _as3(d: TensorData) -> TensorData:
     "A (1, n, k) view of a 2-D TensorData."

@@ -1,4 +1,5 @@
 "Parity with torch for matmul-like ops, linalg and complex arithmetic (issue 12)."
+import itertools
 import zlib
 
 import numpy as np
@@ -37,3 +38,66 @@ def test_matrix_exp_16bit_trivial_sizes():
     for n in (0, 1):
         a = torch.randn(2, n, n).half()
         np.testing.assert_allclose(_np(minitorch.linalg.matrix_exp(_mt(a))), _np(torch.linalg.matrix_exp(a)), rtol=1e-3)
+
+
+def _layout(t: torch.Tensor, transposed: bool) -> torch.Tensor:
+    return t.mT.contiguous().mT if transposed else t.contiguous()
+
+
+def _mt_like(t: torch.Tensor) -> minitorch.Tensor:
+    "A minitorch tensor with `t`'s values and (for a transposed layout) its column-major strides."
+    if t.dim() == 2 and t.stride(0) == 1 and t.size(0) > 1: return _mt(t.mT.contiguous()).mT
+    return _mt(t.contiguous())
+
+
+@pytest.mark.parametrize("ta", [False, True])
+@pytest.mark.parametrize("tb", [False, True])
+@pytest.mark.parametrize("nkm", [(3, 2, 1), (3, 1, 2), (1, 3, 2), (2, 2, 2), (4, 4, 4)])
+def test_mm_complex_grad_nan_placement(ta, tb, nkm):
+    "mm's backward: a column-major operand gets (conj(other) @ grad^T)^T, as torch (NaN placement of inf products)."
+    n, k, m = nkm
+    g = torch.Generator().manual_seed(zlib.crc32(repr((ta, tb, nkm)).encode()))
+    for trial in range(4):
+        a = torch.randn(n, k, dtype=torch.complex64, generator=g)
+        b = torch.randn(k, m, dtype=torch.complex64, generator=g)
+        gr = torch.randn(n, m, dtype=torch.complex64, generator=g)
+        gr.view(-1)[trial % gr.numel()] = complex(float('inf'), 0) if trial % 2 else complex(0, float('-inf'))
+        a, b = _layout(a, ta), _layout(b, tb)
+        at, bt = a.clone().mT.contiguous().mT if ta else a.clone(), b.clone().mT.contiguous().mT if tb else b.clone()
+        at.requires_grad_(); bt.requires_grad_()
+        torch.mm(at, bt).backward(gr)
+        am, bm = _mt_like(a).requires_grad_(), _mt_like(b).requires_grad_()
+        minitorch.mm(am, bm).backward(_mt(gr))
+        for got, want in ((am.grad, at.grad), (bm.grad, bt.grad)):
+            w, x = want.numpy(), got.numpy()
+            np.testing.assert_array_equal(np.isnan(x.real), np.isnan(w.real))
+            np.testing.assert_array_equal(np.isnan(x.imag), np.isnan(w.imag))
+            np.testing.assert_allclose(np.nan_to_num(x), np.nan_to_num(w), rtol=1e-5, atol=1e-5)
+
+
+def _conj_view(t: torch.Tensor, conj: bool, col: bool):
+    "torch and minitorch tensors with `t`'s values, column-major or not, as lazy conj views or not."
+    base = t.conj().resolve_conj() if conj else t
+    tt = _layout(base, col)
+    mt = _mt_like(tt)
+    return (tt.conj(), mt.conj()) if conj else (tt, mt)
+
+
+@pytest.mark.parametrize("dtype", [torch.complex64, torch.complex128])
+@pytest.mark.parametrize("nkm", [(2, 2, 2), (3, 2, 4), (2, 3, 1), (1, 3, 2), (3, 1, 2)])
+def test_mm_complex_conj_views_inf_placement(nkm, dtype):
+    "torch's BLAS call takes a conj view as 'C' where it would be 'T' (which moves alpha's NaN); a plain product else."
+    n, k, m = nkm
+    inf = float('inf')
+    for ca, cb, cola, colb, pos in itertools.product((0, 1), (0, 1), (0, 1), (0, 1), 'ab'):
+        g = torch.Generator().manual_seed(7)
+        a = torch.randn(n, k, dtype=dtype, generator=g)
+        b = torch.randn(k, m, dtype=dtype, generator=g)
+        (a if pos == 'a' else b)[0, 0] = complex(inf, 0)
+        (at, am), (bt, bm) = _conj_view(a, ca, cola), _conj_view(b, cb, colb)
+        assert minitorch.is_conj(am) == bool(ca)
+        want, got = torch.mm(at, bt).numpy(), minitorch.mm(am, bm).numpy()
+        ctx = (ca, cb, cola, colb, pos)
+        np.testing.assert_array_equal(np.isnan(got.real), np.isnan(want.real), err_msg=str(ctx))
+        np.testing.assert_array_equal(np.isnan(got.imag), np.isnan(want.imag), err_msg=str(ctx))
+        np.testing.assert_allclose(np.nan_to_num(got), np.nan_to_num(want), rtol=1e-5, atol=1e-5, err_msg=str(ctx))
