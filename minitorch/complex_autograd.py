@@ -16,8 +16,8 @@ from .autograd import Function, grad
 from .ops import unary_forward, where, _float_of
 
 # %% auto #0
-__all__ = ['Angle', 'angle', 'ViewAsReal', 'ViewAsComplex', 'view_as_real', 'view_as_complex', 'complex', 'polar', 'Polar',
-           'gradcheck']
+__all__ = ['Angle', 'angle', 'ViewAsReal', 'ViewAsComplex', 'view_as_real', 'view_as_complex', 'complex', 'Complex', 'polar',
+           'Polar', 'gradcheck']
 
 # %% ../nbs/18_complex_autograd.ipynb #788ffc36
 class Angle(Function):
@@ -98,8 +98,8 @@ class ViewAsComplex(Function):
         td = TensorData(words, d.shape[:-1], tuple(st // 2 for st in d.strides[:-1]), d.offset // 2)
         return _retyped_view(x, td, c)
     @staticmethod
-    def backward(ctx, g: Tensor) -> Tensor:
-        return view_as_real(g)
+    def backward(ctx, g: Tensor) -> Tensor:   # (a conj view's gradient, from `conj`, is resolved first)
+        return view_as_real(g.clone() if type(g._data.storage) is ConjStorage else g)
 
 
 # %% ../nbs/18_complex_autograd.ipynb #720a6363
@@ -145,7 +145,24 @@ def complex(real: Tensor, imag: Tensor) -> Tensor:
     from minitorch.views import broadcast_tensors, stack
     _check_complex_parts(real, imag)
     real, imag = broadcast_tensors(real, imag)
-    return view_as_complex(stack([real, imag], dim=-1))
+    return Complex.apply(real, imag)
+
+# PyTorch's `complex` is an op of its own (ComplexBackward0), not a view: its result owns its memory, so it can be
+# detached in place; the gradient splits back into its real and imaginary parts.
+class Complex(Function):
+    "real + i imag of two broadcast float tensors."
+    _node_name = 'ComplexBackward0'
+    @staticmethod
+    def forward(ctx, re: Tensor, im: Tensor) -> Tensor:
+        from minitorch.views import stack
+        z = view_as_complex(stack([re, im], dim=-1))
+        return Tensor._make(z._data, z.dtype, z._device)   # the stacked pair is a temporary: no view of it
+    @staticmethod
+    def backward(ctx, g: Tensor) -> tuple:
+        return g.real.contiguous(), g.imag.contiguous()
+    @staticmethod
+    def jvp(ctx, tr: Tensor, ti: Tensor) -> Tensor:
+        return complex(tr, ti)
 
 
 def polar(abs: Tensor, angle: Tensor) -> Tensor:

@@ -274,7 +274,9 @@ def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
         return tensor(np.zeros((builtins.int(nz), 0)), dtype=dt.int64, device=input._device)
     idx = np.nonzero((x != 0).numpy() if x.dtype is dt.complex32 else x.numpy())
     if as_tuple: return tuple(tensor(i, dtype=dt.int64, device=input._device) for i in idx)
-    return tensor(np.stack(idx, 1) if idx else np.zeros((1, 0)), dtype=dt.int64, device=input._device)
+    # PyTorch's kernel writes the indices one dimension after another: the (N, ndim) result has strides (1, N), a
+    # transposed layout of its own (not a view), so `.view(-1)` of it is refused as in PyTorch.
+    return tensor(np.stack(idx, 0), dtype=dt.int64, device=input._device).t().detach()
 
 def argwhere(input: Tensor) -> Tensor:
     "Indices of the non-zero elements (one row each)."

@@ -225,6 +225,8 @@ def normal(mean: Any = 0.0, std: Any = 1.0, size: Sequence[int] | None = None, *
         d = _float_dtype(_dtype_arg(dtype, 'normal'), 'normal_kernel_cpu')
         eps = randn(shape, generator=generator, dtype=d)._data
         return _new(mean + std * _to_numpy(eps).astype(np.float64), d, device, requires_grad)
+    if 0 in np.broadcast_shapes(*(tuple(t.shape) for t in (mean, std) if isinstance(t, Tensor))):
+        return _normal_empty(mean, std)
     for t in (mean, std):
         if isinstance(t, Tensor): _check_float(t, 'normal_kernel_cpu')
     if st_ and std.dtype.is_complex: raise RuntimeError("normal expects standard deviation to be non-complex")
@@ -240,6 +242,19 @@ def normal(mean: Any = 0.0, std: Any = 1.0, size: Sequence[int] | None = None, *
     return _normal_node(_new(m + s * eps, d, ts[0]._device, False), mean, std)
 
 _NORMAL_FN: list = []
+
+# With no elements to draw PyTorch runs no kernel, so there is no float check: the (empty) result has the dtype of
+# `mean` (of `std` if `mean` is a number), and only a float result type that cannot be cast to it is refused.
+def _normal_empty(mean: Any, std: Any) -> Tensor:
+    from minitorch.pointwise import torch_name
+    if not isinstance(std, Tensor) and std < 0: raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
+    ts = [t for t in (mean, std) if isinstance(t, Tensor)]
+    od = ts[0].dtype
+    rt = dt.promote_types(mean.dtype, std.dtype) if len(ts) == 2 else od
+    if (rt.is_floating_point or rt.is_complex) and not (od.is_floating_point or od.is_complex):
+        raise RuntimeError(f"result type {torch_name(rt)} can't be cast to the desired output type {torch_name(od)}")
+    shape = np.broadcast_shapes(*(tuple(t.shape) for t in ts))
+    return _normal_node(_new(np.zeros(shape), od, ts[0]._device, False), mean, std)
 
 # %% ../nbs/06c_tensor_random.ipynb #1b8850d7
 def _normal_node(sample: Tensor, mean: Any, std: Any) -> Tensor:

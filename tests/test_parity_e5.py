@@ -53,3 +53,66 @@ def test_setitem_empty_advanced_index_skips_bounds():
     assert m.shape == (2, 0)
     with pytest.raises(IndexError):
         m[mt.tensor([True, False]), mt.tensor([5])] = 1
+
+
+@pytest.mark.parametrize('fn', ['nonzero', 'argwhere'])
+def test_nonzero_layout(fn):
+    "nonzero's (N, ndim) result has strides (1, N) and is no view: `.view(-1)` is refused as in PyTorch."
+    data = [[1, 0, 2], [0, 3, 0]]
+    t, m = getattr(torch, fn)(torch.tensor(data)), getattr(mt, fn)(mt.tensor(data))
+    assert m.tolist() == t.tolist() and m.stride() == t.stride() and m._base is None
+    assert _err(lambda: m.view(-1))[0] is _err(lambda: t.view(-1))[0] is RuntimeError
+    t1, m1 = getattr(torch, fn)(torch.tensor([1, 0, 1])), getattr(mt, fn)(mt.tensor([1, 0, 1]))
+    assert m1.stride() == t1.stride() and m1.view(-1).tolist() == t1.view(-1).tolist()
+
+
+def test_complex_is_an_op_not_a_view():
+    "torch.complex gives a tensor of its own (ComplexBackward0): detach_ works, gradients split into the parts."
+    xs = [torch.tensor([1., -2., 3.], dtype=torch.float64, requires_grad=True),
+          torch.tensor([[0.5], [-1.5]], dtype=torch.float64, requires_grad=True)]
+    ms = [mt.tensor(x.detach().numpy(), requires_grad=True) for x in xs]
+    t, m = torch.complex(*xs), mt.complex(*ms)
+    assert type(m.grad_fn).__name__ == type(t.grad_fn).__name__ and m._base is None
+    w = [1 + 2j, -1j, 0.5]
+    (t * torch.tensor(w)).real.sum().backward()
+    (m * mt.tensor(w)).real.sum().backward()
+    for x, y in zip(xs, ms): torch.testing.assert_close(torch.from_numpy(y.grad.numpy()), x.grad)
+    c = mt.complex(mt.ones(5, dtype=mt.float64), mt.zeros(5, dtype=mt.float64))
+    assert c.detach_() is c
+
+
+def test_view_as_complex_conj_backward():
+    "The gradient reaching view_as_complex through conj is a conj view: it is resolved, not refused."
+    res = []
+    for m in (torch, mt):
+        x = m.tensor([[1., 2.], [3., -4.], [5., 6.]], requires_grad=True)
+        (m.view_as_complex(x).conj() * m.tensor([1 + 2j, 3j, -1 + 0j], dtype=m.complex64)).real.sum().backward()
+        res.append(x.grad.tolist())
+    assert res[0] == res[1]
+
+
+@pytest.mark.parametrize('case', range(6))
+def test_normal_empty_runs_no_kernel(case):
+    "normal with no elements: no float check, the result has mean's dtype (std's if mean is a number)."
+    def args(m):
+        return [(m.zeros(0, dtype=m.int32), m.ones(0, dtype=m.int64)), (m.zeros(0, dtype=m.bool), 2.0),
+                (m.zeros(0, dtype=m.int64), m.ones(0, dtype=m.float32)), (m.zeros(0), m.ones(0, dtype=m.int64)),
+                (0.0, m.ones(2, 0, dtype=m.int16)), (m.zeros(0, dtype=m.int64), -1.0)][case]
+    te, me = _err(lambda: torch.normal(*args(torch))), _err(lambda: mt.normal(*args(mt)))
+    assert (te is None) == (me is None), (te, me)
+    if te is None:
+        t, m = torch.normal(*args(torch)), mt.normal(*args(mt))
+        assert str(m.dtype).split('.')[-1] == str(t.dtype).split('.')[-1] and tuple(m.shape) == tuple(t.shape)
+    else:
+        assert me == te
+
+
+def test_complex_forward_ad():
+    res = []
+    for m in (torch, mt):
+        fwAD = m.autograd.forward_ad
+        with fwAD.dual_level():
+            x = fwAD.make_dual(m.tensor([1., 2.]), m.tensor([1., -3.]))
+            res.append([fwAD.unpack_dual(m.complex(x, x * 2)).tangent.tolist(),
+                        fwAD.unpack_dual(m.complex(m.ones(2), x)).tangent.tolist()])
+    assert res[0] == res[1]
