@@ -192,7 +192,7 @@ class _CFused(Function):
         ctx.save_for_backward(a, b)
         d = input.dtype
         c = d.numpy_dtype.type
-        x, y, z = (t.detach().numpy() for t in (input, a, b))
+        x, y, z = (t.detach().cpu().numpy() for t in (input, a, b))   # (cuda: PyTorch's cpu arithmetic, on the host)
         be, al = c(beta), c(alpha)
         with np.errstate(all='ignore'):
             if kind == 'addr':
@@ -203,7 +203,7 @@ class _CFused(Function):
                 acc = np.zeros((y.shape[0], y.shape[1], z.shape[2]), c)
                 for k in range(y.shape[2]): acc = acc + y[:, :, k, None] * z[:, None, k, :]
                 r = al * acc if be == 0 else np.broadcast_to(x, acc.shape) * be + al * acc
-        return tensor(np.ascontiguousarray(r), dtype=d)
+        return tensor(np.ascontiguousarray(r), dtype=d).to(input.device)
     @staticmethod
     def backward(ctx, g):
         a, b = ctx.saved_tensors
@@ -224,8 +224,8 @@ class _Baddbmm(_CFused): _node_name = 'BaddbmmBackward0'
 def _cfused(input: Tensor, a: Tensor, b: Tensor, beta: Any, alpha: Any, kind: str) -> Tensor | None:
     "PyTorch's complex cpu arithmetic for `addr` and small `baddbmm` (None: the composite applies)."
     d = input.dtype
-    if not d.is_complex or d is dt.complex32 or a.dtype is not d or b.dtype is not d or input.device.type != 'cpu' \
-            or a.device.type != 'cpu' or b.device.type != 'cpu': return None
+    if not d.is_complex or d is dt.complex32 or a.dtype is not d or b.dtype is not d \
+            or input.device.type not in ('cpu', 'cuda') or a.device != input.device or b.device != input.device: return None
     if kind == 'addr':
         if a.dim() != 1 or b.dim() != 1: return None
         shape = (a.shape[0], b.shape[0])

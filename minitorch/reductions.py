@@ -72,6 +72,9 @@ def _times_alpha(re: np.ndarray, im: np.ndarray) -> tuple:
 def _mm_data(a: TensorData, b: TensorData, d: dtype, device: Any, alpha_at: str | None = None) -> TensorData:
     "(B,n,k) @ (B,k,m) on the backend. A complex product with inf/NaN in it is redone as four real products, with "\
     "`mm`'s multiplication by alpha at `alpha_at` (see above; None: a plain sum of products)."
+    if d.is_complex and d is not dt.complex32 and device.type == 'cuda':   # the host's arithmetic (PyTorch's cpu NaNs)
+        bk = get_backend('cuda')
+        return bk.from_host(_mm_data(bk.to_host(a), bk.to_host(b), d, _CPU, alpha_at))
     bk = get_backend(device.type)
     r = bk.matmul(a, b, d)
     if d.is_complex and d is not dt.complex32 and device.type == 'cpu':
@@ -87,6 +90,8 @@ def _mm_data(a: TensorData, b: TensorData, d: dtype, device: Any, alpha_at: str 
                 out.real, out.imag = _times_alpha(re, im) if alpha_at == 'out' else (re, im)
             r = from_numpy(out, d)
     return r
+
+_CPU = collections.namedtuple('_Device', 'type')('cpu')
 
 def _mH(x: Tensor) -> Tensor:
     "Conjugate transpose of the last two dims."

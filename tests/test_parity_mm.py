@@ -101,3 +101,32 @@ def test_mm_complex_conj_views_inf_placement(nkm, dtype):
         np.testing.assert_array_equal(np.isnan(got.real), np.isnan(want.real), err_msg=str(ctx))
         np.testing.assert_array_equal(np.isnan(got.imag), np.isnan(want.imag), err_msg=str(ctx))
         np.testing.assert_allclose(np.nan_to_num(got), np.nan_to_num(want), rtol=1e-5, atol=1e-5, err_msg=str(ctx))
+
+
+def _has_cuda() -> bool:
+    import minitorch.cuda as mcuda
+    return mcuda.is_available() or mcuda.is_simulator()
+
+
+@pytest.mark.skipif(not _has_cuda(), reason="no CUDA device and the simulator is off")
+@pytest.mark.parametrize("dtype", [torch.complex64, torch.complex128])
+def test_cuda_complex_products_follow_torch_cpu_arithmetic(dtype):
+    "minitorch's cuda device gives torch's (cpu) NaN placement for complex products with inf: mm, tensordot, baddbmm."
+    g = torch.Generator().manual_seed(3)
+    inf = float('inf')
+    for trial in range(6):
+        x = torch.randn(1, 4, 3, dtype=dtype, generator=g)
+        a = torch.randn(1, 4, 2, dtype=dtype, generator=g)
+        b = torch.randn(1, 2, 3, dtype=dtype, generator=g)
+        (a if trial % 2 else b).view(-1)[trial] = complex(-inf, 0) if trial % 3 else complex(0, inf)
+        cu = lambda t: _mt(t).to('cuda')
+        cases = [(torch.baddbmm(x, a, b), minitorch.baddbmm(cu(x), cu(a), cu(b))),
+                 (torch.baddbmm(x, a, b, beta=0.5, alpha=2.0), minitorch.baddbmm(cu(x), cu(a), cu(b), beta=0.5, alpha=2.0)),
+                 (torch.mm(a[0], b[0]), minitorch.mm(cu(a[0]), cu(b[0]))),
+                 (torch.tensordot(a[0], b[0], dims=1), minitorch.tensordot(cu(a[0]), cu(b[0]), dims=1))]
+        for want, got in cases:
+            assert got.device.type == 'cuda'
+            w, x_ = want.numpy(), got.cpu().numpy()
+            np.testing.assert_array_equal(np.isnan(x_.real), np.isnan(w.real))
+            np.testing.assert_array_equal(np.isnan(x_.imag), np.isnan(w.imag))
+            np.testing.assert_allclose(np.nan_to_num(x_), np.nan_to_num(w), rtol=1e-5, atol=1e-5)
