@@ -124,14 +124,14 @@ def _lae_complex(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return np.where(nx | ny, complex(math.nan, math.nan), r)
 
 class _LogCumSumExp(Function):
-    "PyTorch's kernel: a running value in the accumulate type (float32 for 16-bit floats) from -inf, each step"\
+    "PyTorch's kernel: a running value in the CPU accumulate type (double for float, float for 16-bit floats) from"\
+    " -inf, each step"\
     " rounded to the dtype on the way out; the backward is PyTorch's `logcumsumexp_backward`."
     _node_name = 'LogcumsumexpBackward0'
     @staticmethod
     def forward(ctx, x, d):
         v = np.moveaxis(x.detach().cpu().numpy(), d, 0)
-        acc = np.complex128 if v.dtype == np.complex128 else np.complex64 if v.dtype.kind == 'c' else \
-            np.float64 if v.dtype == np.float64 else np.float32
+        acc = np.complex128 if v.dtype.kind == 'c' else np.float64 if v.dtype.itemsize >= 4 else np.float32
         f = _lae_complex if v.dtype.kind == 'c' else _lae_real
         cum, out = np.full(v.shape[1:], -np.inf, acc), np.empty(v.shape, acc)
         with np.errstate(all='ignore'):
@@ -232,9 +232,16 @@ def _select_sorted(input: Tensor, dim: int, keepdim: bool, pick: Any, name: str,
 def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False, *, out: Any = None) -> Any:
     "The `k`-th smallest element along `dim` (1-based) and its index."
     if out is not None: return _write_out(kthvalue(input, k, dim, keepdim), out, 'kthvalue')
-    n = input.shape[dim] if input.dim() else 1
-    if not 1 <= k <= n: raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {dim}")
-    if input.dtype is dt.bool or input.dtype.is_complex:
+    from minitorch.tensor_data import normalize_dim
+    d = normalize_dim(dim, input.dim())          # PyTorch names the dim wrapped
+    n = input.shape[d] if input.dim() else 1
+    if n == 0: raise IndexError(f"kthvalue(): Expected reduction dim {d} to have non-zero size.")
+    if not 1 <= k <= n: raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
+    if input.dim() == 0:   # a 0-d input is copied without the kernel; autograd still refuses complex outputs
+        if input.dtype.is_complex and input.requires_grad and is_grad_enabled():
+            raise RuntimeError("kthvalue does not support automatic differentiation for outputs with complex dtype.")
+        return return_types.kthvalue(input.clone(), zeros((), dtype=dt.int64, device=input.device))
+    elif input.dtype is dt.bool or input.dtype.is_complex:
         raise NotImplementedError(f"\"kthvalue_cpu\" not implemented for '{torch_name(input.dtype)}'")
     return _select_sorted(input, dim, keepdim, lambda n, nn: k - 1, 'kthvalue')
 

@@ -390,16 +390,26 @@ def std_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool
     return s.to(input.dtype), _mean_parts(input, dim, keepdim)
 
 # %% ../nbs/08b_reductions.ipynb #1b6ba27e
+_CPU_ACC = {dt.float32: dt.float64, dt.complex64: dt.complex128}
+
+def _scan(op: str, x: Tensor, dim: int, out_dtype: dtype) -> Tensor:
+    "PyTorch's CPU scans carry the running value in the accumulate type (double for float, complex<double> for"\
+    " complex<float>) and round each output once; a float32 running sum rounded every step drifts from it."
+    bk = get_backend(x._device.type)
+    acc = _CPU_ACC.get(out_dtype) if x._device.type == 'cpu' else None
+    if acc is None: return Tensor._make(bk.cumulative(op, x._data, dim, out_dtype), out_dtype, x._device)
+    w = x.to(acc)
+    return Tensor._make(bk.cumulative(op, w._data, dim, acc), acc, x._device).to(out_dtype)
+
 class Cumsum(Function):
     "Inclusive running sum; the gradient is the reversed running sum of the gradient."
     _node_name = 'CumsumBackward0'
     @staticmethod
     def forward(ctx, x, dim, out_dtype):
         ctx.dim = dim
-        bk = get_backend(x._device.type)
         x = x.to(out_dtype)                  # `dtype=`: cast the input first, then add up (PyTorch's order)
         if x.ndim == 0: return x.clone()
-        return Tensor._make(bk.cumulative('cumsum', x._data, dim, out_dtype), out_dtype, x._device)
+        return _scan('cumsum', x, dim, out_dtype)
     @staticmethod
     def backward(ctx, g):
         if g.ndim == 0: return g, None, None
@@ -426,10 +436,9 @@ class Cumprod(Function):
     @staticmethod
     def forward(ctx, x, dim, out_dtype):
         ctx.dim = dim
-        bk = get_backend(x._device.type)
         x0, x = x, x.to(out_dtype)           # cast first, then multiply
         if x.ndim == 0: return x.clone()
-        y = Tensor._make(bk.cumulative('cumprod', x._data, dim, out_dtype), out_dtype, x._device)
+        y = _scan('cumprod', x, dim, out_dtype)
         ctx.save_for_backward(x0, y)         # PyTorch's backward reads the *uncast* input (complex stays complex)
         return y
     @staticmethod

@@ -76,3 +76,43 @@ def test_cumulative_trapezoid_real_values():
     y, x = torch.randn(3, 6, generator=g, dtype=torch.float64), torch.rand(6, generator=g, dtype=torch.float64).cumsum(0)
     torch.testing.assert_close(_torch(mt.cumulative_trapezoid(_mt(y), _mt(x))), torch.cumulative_trapezoid(y, x))
     torch.testing.assert_close(_torch(mt.cumulative_trapezoid(_mt(y), dx=0.3, dim=0)), torch.cumulative_trapezoid(y, dx=0.3, dim=0))
+
+
+@pytest.mark.parametrize('op', ['cumsum', 'cumprod', 'logcumsumexp'])
+@pytest.mark.parametrize('dtype', [torch.float32, torch.complex64])
+def test_cpu_scans_accumulate_in_double(op, dtype):
+    "PyTorch's CPU scans keep the running value in double (complex<double>) for float32 (complex64): bit-exact."
+    g = torch.Generator().manual_seed(5)
+    t = (1 + 0.01 * torch.randn(20, 60, generator=g, dtype=torch.float64)).to(dtype)
+    if dtype.is_complex: t = t + 0.01j * torch.randn(20, 60, generator=g, dtype=torch.float64).to(dtype)
+    for d in (0, 1):
+        assert torch.equal(_torch(getattr(mt, op)(_mt(t), d)), getattr(torch, op)(t, d))
+
+
+def test_cumsum_gradient_is_a_double_accumulated_reverse_cumsum():
+    g = torch.Generator().manual_seed(6)
+    x = torch.randn(4, 50, generator=g, dtype=torch.complex64, requires_grad=True)
+    gy = torch.randn(4, 50, generator=g, dtype=torch.complex64)
+    torch.cumsum(x, 1).backward(gy)
+    mx = _mt(x.detach()).requires_grad_()
+    mt.cumsum(mx, 1).backward(_mt(gy))
+    assert torch.equal(_torch(mx.grad), x.grad)
+
+
+@pytest.mark.parametrize('dtype', [torch.complex128, torch.bool, torch.float32, torch.int64])
+@pytest.mark.parametrize('shape', [(), (3,), (2, 3), (0,), (2, 0)])
+@pytest.mark.parametrize('k,dim', [(1, -1), (1, 0), (3, -1), (5, -1), (2, -2)])
+@pytest.mark.parametrize('rg', [False, True])
+def test_kthvalue_checks_like_torch(dtype, shape, k, dim, rg):
+    "A 0-d input is copied without the kernel (bool and complex work; autograd still refuses a complex output);"\
+    " an empty dim is an IndexError first; the dim is named wrapped."
+    if rg and not (dtype.is_floating_point or dtype.is_complex): return
+    t = torch.arange(math.prod(shape)).reshape(shape).to(dtype).requires_grad_(rg)
+    m = _mt(t.detach()).requires_grad_(rg)
+    try: r = torch.kthvalue(t, k, dim)
+    except Exception as e:
+        with pytest.raises(type(e)) as em: mt.kthvalue(m, k, dim)
+        assert str(em.value) == str(e)
+        return
+    mr = mt.kthvalue(m, k, dim)
+    assert torch.equal(_torch(mr.values), r.values.detach()) and torch.equal(_torch(mr.indices), r.indices)
