@@ -90,3 +90,30 @@ def test_embedding_bag_zero_width_weight(dt, mode, offs, n, il):
         return
     ym = F.embedding_bag(T(idx), minitorch.zeros(3, 0, dtype=T(w).dtype), T(off), mode=mode, include_last_offset=il)
     assert tuple(ym.shape) == tuple(y.shape)
+
+
+@pytest.mark.parametrize('dt', [torch.float32, torch.float64])
+@pytest.mark.parametrize('n,o', [(1, 3), (1, 5), (1, 7), (2, 3), (3, 7), (4, 11), (1, 8)])
+def test_interpolate_linear_inf_placement(dt, n, o):
+    "PyTorch computes the source index in float (a fused multiply-add): a weight of exactly 0 turns inf into NaN."
+    for i in range(n):
+        x = torch.zeros(1, 1, n, dtype=dt)
+        x[0, 0, i] = -inf
+        y = torch.nn.functional.interpolate(x, size=o, mode='linear')
+        torch.testing.assert_close(N(F.interpolate(T(x), size=o, mode='linear')), y, equal_nan=True)
+
+
+def test_interpolate_int16_chain_neg_inf():
+    x = torch.tensor([[[0], [3]], [[-2], [0]]], dtype=torch.int16)
+    y = torch.nn.functional.interpolate(-1.5 / x, size=5, mode='linear', align_corners=False)
+    ym = F.interpolate(-1.5 / T(x), size=5, mode='linear', align_corners=False)
+    torch.testing.assert_close(N(ym), y, equal_nan=True)
+
+
+@pytest.mark.parametrize('shape,sf', [((1, 1, 3), 2.3), ((1, 1, 2), 2.3), ((1, 1, 3), 1.2), ((1, 1, 3, 4), 2.3),
+                                      ((1, 1, 1, 3), 1.2), ((1, 1, 6, 3), (2.3, 2.3))])
+def test_interpolate_nearest_indices(shape, sf):
+    "1-d nearest always floors j / scale in float; the 2-d kernel copies when o == n and halves when o == 2n."
+    x = torch.arange(float(np.prod(shape))).reshape(shape)
+    y = torch.nn.functional.interpolate(x, scale_factor=sf, mode='nearest')
+    torch.testing.assert_close(N(F.interpolate(T(x), scale_factor=sf, mode='nearest')), y)

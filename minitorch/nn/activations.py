@@ -156,33 +156,46 @@ def interpolate(input: Tensor, size: int | Sequence[int] | None = None, scale_fa
         x = alert_on_cuda_backward(f"upsample_{'linear1d' if dims == 1 else 'bilinear2d'}_backward_out_cuda", x)
     for k in reversed(range(dims)):                        # the last axis first, like PyTorch's bilinear kernel
         A = _interp_matrix(spatial[k], out[k], mode, align_corners, scales[k])
-        last = _last_lambda(spatial[k], out[k], align_corners, scales[k]) if mode != 'nearest' else None
-        x = _interp_axis(x, 2 + k, A, last)
+        ft = np.float64 if x.dtype is minitorch.float64 else np.float32
+        x = _interp_axis(x, 2 + k, A, _torch_weights(spatial[k], out[k], mode, align_corners, scales[k], ft, dims))
     return x
 
 # %% ../../nbs/11c_resampling.ipynb #f901553d
-def _last_lambda(n: int, o: int, align_corners: bool | None, scale: float | None) -> np.ndarray:
-    "PyTorch's `l1 = src - (n - 1)` of the outputs whose source index `src` is past the last element (clipped to " \
-    "[0, 1]): `A` only holds their sum `l0 + l1 = 1`, yet PyTorch reads `x[n-1]` with both weights."
-    j = np.arange(o)
-    if align_corners: src = j * ((n - 1) / (o - 1) if o > 1 else 0.0)
-    else: src = np.maximum((j + 0.5) * ((1.0 / scale) if scale else n / o) - 0.5, 0.0)
-    return np.clip(src - (n - 1), 0.0, 1.0)
+from fractions import Fraction
 
-def _interp_axis(x: Tensor, axis: int, A: np.ndarray, last: np.ndarray | None) -> Tensor:
-    "Resize `axis` of `x` with the `(o, n)` matrix `A` the way PyTorch's kernels do: each output reads only its "\
-    "source elements, `x[i0]` (`last` None: nearest) or `l0 * x[i0] + l1 * x[i1]` (a product with all of `A` would "\
-    "turn 0 * inf into NaN)."
+def _torch_weights(n: int, o: int, mode: str, align_corners: bool | None, scale: float | None, ft=np.float32,
+                   dims: int = 1):
+    "PyTorch's source indices and weights of one axis, `(i0, i1, l0, l1)` (`l0`, `l1` None: nearest), computed the " \
+    "way its CPU kernels do: in float (double for a double input), `l1 = clip(src - i0, 0, 1)` and `l0 = 1 - l1`."
+    j = np.arange(o)
+    if mode == 'nearest':   # always in float; the 2-d kernel (nearest_idx) first copies when o == n, halves when o == 2n
+        if dims == 2 and o in (n, 2 * n): return (j, j, None, None) if o == n else (j >> 1, j >> 1, None, None)
+        s = np.float32(1.0 / scale) if scale else np.float32(n) / np.float32(o)
+        i0 = np.minimum(np.floor(j.astype(np.float32) * s).astype(np.int64), n - 1)
+        return i0, i0, None, None
+    if o == n: return j, j, np.ones(o, ft), np.zeros(o, ft)   # a "copy": weights (1, 0)
+    if align_corners:
+        src = (ft(n - 1) / ft(o - 1) if o > 1 else ft(0)) * j.astype(ft)
+    else:
+        r = ft(1.0 / scale) if scale else ft(n) / ft(o)   # src = r * (j + 0.5) - 0.5, in float as one fused
+        src = np.float64(r) * (j + 0.5) - 0.5              # multiply-add (exact in double, one rounding)
+        if ft is np.float64:   # double: rounded twice, except that PyTorch's 0 comes out as the exact (tiny) value
+            for k in np.nonzero(src == 0)[0]: src[k] = float(Fraction(float(r)) * Fraction(2 * int(k) + 1, 2) - Fraction(1, 2))
+        src = np.where(src < 0, ft(0), src).astype(ft)
+    i0 = np.minimum(np.floor(src).astype(np.int64), n - 1)
+    l1 = np.clip(src - i0.astype(ft), ft(0), ft(1)).astype(ft)
+    return i0, i0 + (i0 < n - 1), (ft(1) - l1).astype(ft), l1   # l1 = 0 still reads x[i1], as PyTorch does
+
+def _interp_axis(x: Tensor, axis: int, A: np.ndarray, wts) -> Tensor:
+    "Resize `axis` of `x` the way PyTorch's kernels do: each output reads only its source elements, `x[i0]` " \
+    "(nearest) or `l0 * x[i0] + l1 * x[i1]` (a product with all of `A` would turn 0 * inf into NaN)."
     o, n = A.shape
     if o == 0 or n == 0:
         return x.movedim(axis, -1).matmul(minitorch.tensor(A.T, dtype=x.dtype, device=x.device)).movedim(-1, axis)
-    rows, i0 = np.arange(o), (A != 0).argmax(1)            # i0: the first source element (its weight is never 0)
+    i0, i1, l0, l1 = wts
     pick = lambda i: x.index_select(axis, minitorch.tensor(i, dtype=minitorch.int64, device=x.device))
-    if last is None: return pick(i0)                       # nearest
+    if l0 is None: return pick(i0)                         # nearest
     if o == n: return x * 1 + x * 0                        # PyTorch's "copy": i1 = i0 with weights (1, 0)
-    i1 = np.minimum(i0 + 1, n - 1)
-    l1 = np.where(i1 != i0, A[rows, i1], last)            # l1 = 0 still reads x[i1], as in PyTorch
-    l0 = np.where(i1 != i0, A[rows, i0], 1.0 - l1)
     shape = [-1 if d == axis else 1 for d in range(x.ndim)]
     w = lambda v: minitorch.tensor(v, dtype=x.dtype, device=x.device).reshape(*shape)
     return pick(i0) * w(l0) + pick(i1) * w(l1)
