@@ -225,6 +225,7 @@ def normal(mean: Any = 0.0, std: Any = 1.0, size: Sequence[int] | None = None, *
         d = _float_dtype(_dtype_arg(dtype, 'normal'), 'normal_kernel_cpu')
         eps = randn(shape, generator=generator, dtype=d)._data
         return _new(mean + std * _to_numpy(eps).astype(np.float64), d, device, requires_grad)
+    if st_ and std.dtype.is_complex: raise RuntimeError("normal expects standard deviation to be non-complex")
     if 0 in np.broadcast_shapes(*(tuple(t.shape) for t in (mean, std) if isinstance(t, Tensor))):
         return _normal_empty(mean, std)
     for t in (mean, std):
@@ -238,7 +239,7 @@ def normal(mean: Any = 0.0, std: Any = 1.0, size: Sequence[int] | None = None, *
     m = _host(mean) if mt_ else mean
     s = _host(std) if st_ else std
     shape = np.broadcast_shapes(np.shape(m), np.shape(s))
-    eps = _to_numpy(randn(shape, generator=generator, dtype=d)._data).astype(np.float64)
+    eps = _to_numpy(randn(shape, generator=generator, dtype=d)._data).astype(np.complex128 if d.is_complex else np.float64)
     return _normal_node(_new(m + s * eps, d, ts[0]._device, False), mean, std)
 
 _NORMAL_FN: list = []

@@ -116,3 +116,21 @@ def test_complex_forward_ad():
             res.append([fwAD.unpack_dual(m.complex(x, x * 2)).tangent.tolist(),
                         fwAD.unpack_dual(m.complex(m.ones(2), x)).tangent.tolist()])
     assert res[0] == res[1]
+
+
+def test_normal_complex_std_checked_before_empty():
+    for m in (torch, mt):
+        assert _err(lambda: m.normal(m.zeros(0, dtype=m.complex128), m.ones(0, dtype=m.complex128)))[0] is RuntimeError
+
+
+def test_normal_complex_mean_has_complex_noise():
+    "A complex mean gets complex noise with the spread of PyTorch's in each part (the imaginary part is not dropped)."
+    import warnings
+    mt.manual_seed(0)
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')
+        r = mt.normal(mt.zeros(20000, dtype=mt.complex64), 2.0)
+    t = torch.normal(torch.zeros(20000, dtype=torch.complex64), 2.0)
+    assert r.dtype is mt.complex64
+    for part in ('real', 'imag'):
+        assert abs(getattr(r, part).var().item() - getattr(t, part).var().item()) < 0.25
