@@ -63,6 +63,7 @@ def _np_round(x: np.ndarray) -> np.ndarray:
     "Round half to even (integers unchanged)."
     return x.copy() if x.dtype.kind in 'biu' else np.round(x)
 
+# %% ../nbs/05_backends.ipynb #4e03c0d5
 def _int_safe(fn: Callable) -> Callable:
     "Wrap a float rounding function so integers pass through unchanged."
     return lambda x: x.copy() if x.dtype.kind in 'biu' else fn(x)
@@ -110,6 +111,7 @@ def _np_floor_divide_half(a: np.ndarray, b: np.ndarray, nd: np.dtype) -> np.ndar
     fl = np.where(div == 0, np.copysign(np.float32(0), a / b), fl)
     return np.where(b == 0, a / b, fl)
 
+# %% ../nbs/05_backends.ipynb #96253f79
 def _np_pow(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     "Elementwise power; integers to negative integer powers are refused like PyTorch."
     if a.dtype.kind in 'iu' and b.dtype.kind in 'iu' and (b < 0).any():
@@ -335,29 +337,32 @@ class NumpyBackend(Backend):
             r = fn(x, axis=dim, keepdims=True)
         return from_numpy(r, out_dtype)
 
-    def matmul(self, a: TensorData, b: TensorData, out_dtype: dtype) -> TensorData:
-        "Batched matrix product with numpy's `matmul` (16-bit floats in float32)."
-        x, y = _load(a, 'matmul'), _load(b, 'matmul')
-        if x.dtype == np.bool_: x, y = x.astype(np.int64), y.astype(np.int64)
-        return from_numpy(np.matmul(x, y), out_dtype)
+# %% ../nbs/05_backends.ipynb #e6787955
+@patch
+def matmul(self: NumpyBackend, a: TensorData, b: TensorData, out_dtype: dtype) -> TensorData:
+    "Batched matrix product with numpy's `matmul` (16-bit floats in float32)."
+    x, y = _load(a, 'matmul'), _load(b, 'matmul')
+    if x.dtype == np.bool_: x, y = x.astype(np.int64), y.astype(np.int64)
+    return from_numpy(np.matmul(x, y), out_dtype)
 
-    def copy(self, a: TensorData, out_dtype: dtype) -> TensorData:
-        "Contiguous copy cast to `out_dtype` (float to int truncates; complex to real drops imag)."
-        x = to_numpy(a)
-        nd = out_dtype.numpy_dtype
-        c32 = x.dtype == dt.COMPLEX32_STORAGE
-        if nd is None: return from_numpy(x.copy() if c32 else x, out_dtype)   # to complex32
-        if c32: x = dt.complex32_unpack(x)
-        if x.dtype.kind == 'c' and np.dtype(nd).kind != 'c': x = x != 0 if nd == np.bool_ else x.real   # bool: z != 0
-        with np.errstate(all='ignore'):
-            if x.dtype != nd and x.dtype.itemsize == 2 and x.dtype.kind not in 'iu': x = x.astype(np.float32)
-            r = np.array(_via_float32(x, nd), dtype=nd, order='C', copy=True)
-        return make_data(r.reshape(-1), r.shape)
+@patch
+def copy(self: NumpyBackend, a: TensorData, out_dtype: dtype) -> TensorData:
+    "Contiguous copy cast to `out_dtype` (float to int truncates; complex to real drops imag)."
+    x = to_numpy(a)
+    nd = out_dtype.numpy_dtype
+    c32 = x.dtype == dt.COMPLEX32_STORAGE
+    if nd is None: return from_numpy(x.copy() if c32 else x, out_dtype)   # to complex32
+    if c32: x = dt.complex32_unpack(x)
+    if x.dtype.kind == 'c' and np.dtype(nd).kind != 'c': x = x != 0 if nd == np.bool_ else x.real   # bool: z != 0
+    with np.errstate(all='ignore'):
+        if x.dtype != nd and x.dtype.itemsize == 2 and x.dtype.kind not in 'iu': x = x.astype(np.float32)
+        r = np.array(_via_float32(x, nd), dtype=nd, order='C', copy=True)
+    return make_data(r.reshape(-1), r.shape)
 
-    def where(self, cond: TensorData, a: TensorData, b: TensorData, out_dtype: dtype) -> TensorData:
-        "Elementwise select."
-        return from_numpy(np.where(to_numpy(cond), to_numpy(a), to_numpy(b)), out_dtype)
-
+@patch
+def where(self: NumpyBackend, cond: TensorData, a: TensorData, b: TensorData, out_dtype: dtype) -> TensorData:
+    "Elementwise select."
+    return from_numpy(np.where(to_numpy(cond), to_numpy(a), to_numpy(b)), out_dtype)
 
 # %% ../nbs/05_backends.ipynb #1b3b0c4e
 # PyTorch returns inf and NaN quietly: silence numpy's floating point warnings raised from this module
@@ -392,6 +397,7 @@ def cumulative(self: NumpyBackend, op: str, a: TensorData, dim: int, out_dtype: 
     else: r = np.minimum.accumulate(x, axis=dim)
     return from_numpy(r, out_dtype)
 
+# %% ../nbs/05_backends.ipynb #ae9f91b0
 @patch
 def index(self: NumpyBackend, a: TensorData, key: tuple) -> TensorData:
     "Advanced (numpy-style) indexing: `key` holds ints, slices, None, Ellipsis and int64 arrays."
@@ -416,7 +422,6 @@ def assign(self: NumpyBackend, dst: TensorData, src: TensorData) -> None:
     "In place: copy `src` (same shape, same dtype) into the strided view `dst`."
     d = to_numpy(dst)
     d[...] = to_numpy(src)
-
 
 # %% ../nbs/05_backends.ipynb #0718640c
 @patch
@@ -443,6 +448,7 @@ def scatter(self: NumpyBackend, a: TensorData, dim: int, index: TensorData, src:
     elif reduce == 'multiply': np.multiply.at(x, key, sv)
     else: x[key] = sv
 
+# %% ../nbs/05_backends.ipynb #dd1dba7d
 @patch
 def cat(self: NumpyBackend, tensors: list[TensorData], dim: int, out_dtype: dtype) -> TensorData:
     "Concatenate along `dim` (inputs already cast to `out_dtype`)."
@@ -464,7 +470,6 @@ def sort(self: NumpyBackend, a: TensorData, dim: int, descending: bool, stable: 
     else: idx = np.argsort(x, axis=dim, kind='stable')
     vals = np.take_along_axis(to_numpy(a), idx, dim)
     return from_numpy(vals, dt.from_numpy_dtype(a.storage.dtype)), from_numpy(idx, dt.int64)
-
 
 # %% ../nbs/05_backends.ipynb #967e3b13
 _REGISTRY: dict[str, Callable[[], Backend]] = {'numpy': NumpyBackend}
@@ -501,6 +506,7 @@ def available_backends() -> list[str]:
         except Exception: pass
     return out
 
+# %% ../nbs/05_backends.ipynb #311ec21d
 _CACHE: dict[str, Backend] = {}
 
 def get_backend(device: str = 'cpu') -> Backend:

@@ -307,10 +307,6 @@ class NumbaBackend(NumpyBackend):
         "`min_work[family]`: the smallest work (elements, or n·k·m for matmul) sent to a kernel; 0 = always."
         self.min_work = dict(KERNEL_MIN_WORK if min_work is None else min_work)
 
-    def small(self, family: str, work: int) -> bool:
-        "True when `work` is too small to pay for a kernel launch."
-        return work < self.min_work.get(family, 0)
-
     def map(self, op: str, a: TensorData, out_dtype: dtype) -> TensorData:
         "Elementwise unary `op` of `a` with the map kernel."
         if (self.small("map", a.numel) or type(a.storage) is ConjStorage   # a conj view: read through numpy
@@ -339,23 +335,6 @@ class NumbaBackend(NumpyBackend):
             return super().copy(a, out_dtype)      # float64 -> 16-bit: round once, not via float32
         return self.map("id", a, out_dtype)
 
-    def zip(self, op: str, a: TensorData, b: TensorData, out_dtype: dtype) -> TensorData:
-        "Elementwise binary `op` of same-shape `a`, `b` with the zip kernel."
-        if (math.prod(a.shape) < self.min_work.get("zip", 0)   # `small`, spelled out: every `a * b` asks
-                or a.storage.dtype != b.storage.dtype or a.shape != b.shape
-                or type(a.storage) is ConjStorage or type(b.storage) is ConjStorage   # conj views: through numpy
-                or not supports("zip", op, a.storage.dtype, out_dtype)
-                or (op == "floor_divide" and a.storage.dtype.itemsize == 2)):      # rounded per step
-            return NumpyBackend.zip(self, op, a, b, out_dtype)
-        out, out_raw, out_kind = _empty(a.shape, out_dtype)
-        if out.numel:
-            ra, ka = raw_storage(a.storage)
-            rb, kb = raw_storage(b.storage)
-            shape, sa, sb = coalesce(a.shape, a.strides, b.strides)
-            kernel = pick_kernel(_FAST_ZIP, op, zip_kernel, out_raw, ra)
-            kernel(ZIP_CODES[op], out_raw, out_kind, ra, ka, rb, kb, shape, sa, a.offset, sb, b.offset)
-        return out
-
     def reduce(self, op: str, a: TensorData, dim: int, out_dtype: dtype) -> TensorData:
         "Reduce along `dim` (kept with size 1) with the reduce kernel."
         if (math.prod(a.shape) < self.min_work.get("reduce", 0)   # `small`, spelled out: every `x.sum()` asks
@@ -383,6 +362,33 @@ class NumbaBackend(NumpyBackend):
         if C.size and a.shape[2]:
             matmul_kernel(C, _dense(A), _dense(Bt))
         return make_data(C.reshape(-1), C.shape)
+
+# %% ../nbs/09a_numba_reduce_matmul.ipynb #2d88478c
+from fastcore.basics import patch   # grows the class across cells
+
+@patch
+def small(self: NumbaBackend, family: str, work: int) -> bool:
+    "True when `work` is too small to pay for a kernel launch."
+    return work < self.min_work.get(family, 0)
+
+# %% ../nbs/09a_numba_reduce_matmul.ipynb #917ed51b
+@patch
+def zip(self: NumbaBackend, op: str, a: TensorData, b: TensorData, out_dtype: dtype) -> TensorData:
+    "Elementwise binary `op` of same-shape `a`, `b` with the zip kernel."
+    if (math.prod(a.shape) < self.min_work.get("zip", 0)   # `small`, spelled out: every `a * b` asks
+            or a.storage.dtype != b.storage.dtype or a.shape != b.shape
+            or type(a.storage) is ConjStorage or type(b.storage) is ConjStorage   # conj views: through numpy
+            or not supports("zip", op, a.storage.dtype, out_dtype)
+            or (op == "floor_divide" and a.storage.dtype.itemsize == 2)):      # rounded per step
+        return NumpyBackend.zip(self, op, a, b, out_dtype)
+    out, out_raw, out_kind = _empty(a.shape, out_dtype)
+    if out.numel:
+        ra, ka = raw_storage(a.storage)
+        rb, kb = raw_storage(b.storage)
+        shape, sa, sb = coalesce(a.shape, a.strides, b.strides)
+        kernel = pick_kernel(_FAST_ZIP, op, zip_kernel, out_raw, ra)
+        kernel(ZIP_CODES[op], out_raw, out_kind, ra, ka, rb, kb, shape, sa, a.offset, sb, b.offset)
+    return out
 
 # %% ../nbs/09a_numba_reduce_matmul.ipynb #d5108554
 def _dense(td: TensorData) -> np.ndarray:

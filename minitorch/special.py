@@ -57,6 +57,7 @@ def _erfinv1(y):
 @numba.vectorize(['float64(float64)'], cache=True)
 def _erfinv(y): return _erfinv1(y)
 
+# %% ../nbs/21a_special.ipynb #e01ed3c5
 @numba.vectorize(['float64(float64)'], cache=True)
 def _erfcx(x):
     if math.isnan(x): return x
@@ -93,6 +94,7 @@ def _run(kernel: Any, out_dtype: Any, *xs: Tensor) -> Tensor:
         r = np.asarray(kernel(*arrs), dtype=np.float64)
     return tensor(r if r.ndim else float(r), dtype=out_dtype, device=dev)
 
+# %% ../nbs/21a_special.ipynb #37ecbf9f
 class _Unary(Function):
     "Subclasses set `kernel`, `name` and `grad(g, x, y)`."
     kernel, name = None, ''
@@ -149,6 +151,7 @@ _ZA = np.array([12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.89243758031837
                 -2.950130727918164224e12, 1.1646782814350067249e14, -4.5979787224074726105e15,
                 1.8152105401943546773e17, -7.1661652561756670113e18])
 
+# %% ../nbs/21a_special.ipynb #9c9b975b
 @numba.njit(cache=True)
 def _zeta1(x, q):
     if math.isnan(x) or math.isnan(q): return math.nan
@@ -219,6 +222,7 @@ def polygamma(n: int, input: Tensor, *, out: Any = None) -> Tensor:
     if n == 0: return digamma(input)
     return Polygamma.apply(n, input)
 
+# %% ../nbs/21a_special.ipynb #40536e91
 class Zeta(Function):
     @staticmethod
     def forward(ctx, x: Any, q: Any) -> Tensor:
@@ -266,6 +270,7 @@ def _log_ndtr(x):
         s += t
     return -0.5 * x * x - math.log(-x) - 0.5 * math.log(2 * math.pi) + math.log(s)
 
+# %% ../nbs/21a_special.ipynb #ce8d79a8
 @numba.njit(cache=True)
 def _ndtri1(p):
     if math.isnan(p) or p < 0 or p > 1: return math.nan

@@ -146,7 +146,7 @@ def _shape_arg(args: tuple) -> tuple:
             raise TypeError(f"shape entries must be ints, got {type(a).__name__} in {list(args)}")
     return tuple(map(int, args))   # (`map` of a builtin: no Python frame per entry, unlike a generator)
 
-
+# %% ../nbs/02_tensor_data.ipynb #5178f6aa
 class TensorData:
     "A flat 1-D `storage` read through `shape`, `strides` (in elements) and `offset`."
 
@@ -181,36 +181,42 @@ class TensorData:
         return (f"TensorData(shape={self.shape}, strides={self.strides}, offset={self.offset}, "
                 f"storage={self.storage.dtype}[{self.storage.size}])")
 
-    def is_contiguous(self) -> bool:
-        "True if a row-major walk over the elements visits consecutive storage positions (PyTorch's rule)."
-        if self.numel == 0:
-            return True
-        expected = 1
-        for size, stride in zip(reversed(self.shape), reversed(self.strides)):
-            if size != 1:
-                if stride != expected:
-                    return False
-                expected *= size
-        return True
-
-    def to_numpy(self) -> np.ndarray:
-        "A zero-copy numpy view of the elements (shape and strides as here)."
-        item = self.storage.itemsize
-        base = self.storage[self.offset:] if self.numel > 0 else self.storage[:0]
-        return np.lib.stride_tricks.as_strided(base, self.shape, tuple(s * item for s in self.strides))
-
     @classmethod
     def from_numpy(cls, arr: Any) -> TensorData:
         "A contiguous `TensorData` holding a copy of `arr`."
         arr = np.asarray(arr)
         return cls(np.ascontiguousarray(arr).reshape(-1).copy(), arr.shape)
 
-    def contiguous(self) -> TensorData:
-        "`self` if it has row-major strides, offset 0 and exactly its storage, else a contiguous copy."
-        if (self.strides == contiguous_strides(self.shape) and self.offset == 0
-                and self.storage.size == self.numel):
-            return self
-        return TensorData.from_numpy(self.to_numpy())
+# %% ../nbs/02_tensor_data.ipynb #24756935
+from fastcore.basics import patch   # grows the class across cells (the class is the first parameter's annotation)
+
+@patch
+def is_contiguous(self: TensorData) -> bool:
+    "True if a row-major walk over the elements visits consecutive storage positions (PyTorch's rule)."
+    if self.numel == 0:
+        return True
+    expected = 1
+    for size, stride in zip(reversed(self.shape), reversed(self.strides)):
+        if size != 1:
+            if stride != expected:
+                return False
+            expected *= size
+    return True
+
+@patch
+def to_numpy(self: TensorData) -> np.ndarray:
+    "A zero-copy numpy view of the elements (shape and strides as here)."
+    item = self.storage.itemsize
+    base = self.storage[self.offset:] if self.numel > 0 else self.storage[:0]
+    return np.lib.stride_tricks.as_strided(base, self.shape, tuple(s * item for s in self.strides))
+
+@patch
+def contiguous(self: TensorData) -> TensorData:
+    "`self` if it has row-major strides, offset 0 and exactly its storage, else a contiguous copy."
+    if (self.strides == contiguous_strides(self.shape) and self.offset == 0
+            and self.storage.size == self.numel):
+        return self
+    return TensorData.from_numpy(self.to_numpy())
 
 # %% ../nbs/02_tensor_data.ipynb #489ae1ae
 def _size_list(shape: Sequence[int]) -> str:
@@ -272,7 +278,7 @@ def infer_size(shape: Sequence[int], numel: int) -> tuple:
         return tuple(result)
     raise RuntimeError(f"shape '{_size_list(shape)}' is invalid for input of size {numel}")
 
-
+# %% ../nbs/02_tensor_data.ipynb #6f9951dd
 def view_strides(old_shape: Sequence[int], old_strides: Sequence[int], new_shape: Sequence[int]
                  ) -> tuple | None:
     "Strides for viewing a tensor under `new_shape` without a copy, or None if impossible (`computeStride`)."
@@ -305,7 +311,7 @@ def view_strides(old_shape: Sequence[int], old_strides: Sequence[int], new_shape
     return tuple(new_strides)
     # END SOLUTION 2.4
 
-
+# %% ../nbs/02_tensor_data.ipynb #bc9acd54
 def view(self: TensorData, *shape: int) -> TensorData:
     "The same elements under `shape` without copying; RuntimeError if the strides don't allow it."
     shape = infer_size(_shape_arg(shape), self.numel)
@@ -364,7 +370,7 @@ def expand(self: TensorData, *sizes: int) -> TensorData:
     td.storage, td.shape, td.strides, td.offset = self.storage, tuple(shape), tuple(strides), self.offset
     return td
 
-
+# %% ../nbs/02_tensor_data.ipynb #3c6bda9a
 def unsqueeze(self: TensorData, dim: int) -> TensorData:
     "View with a new size-1 dimension inserted at `dim`."
     dim = normalize_dim(dim, self.ndim + 1)
@@ -431,7 +437,7 @@ def select(self: TensorData, dim: int, index: int) -> TensorData:
     return _view(self, self.shape[:dim] + self.shape[dim + 1:], self.strides[:dim] + self.strides[dim + 1:],
                  self.offset + index * self.strides[dim])
 
-
+# %% ../nbs/02_tensor_data.ipynb #1645a383
 def diagonal(self: TensorData, offset: int = 0, dim1: int = 0, dim2: int = 1) -> TensorData:
     "View of the diagonal of dims `dim1`, `dim2` (shifted by `offset`), appended as the last dimension."
     d1, d2 = normalize_dim(dim1, self.ndim), normalize_dim(dim2, self.ndim)
@@ -473,7 +479,7 @@ def _slice_dim(self_shape: list, strides: list, offset: int, dim: int, key: slic
     strides[dim] *= step
     return offset
 
-
+# %% ../nbs/02_tensor_data.ipynb #7f853ea2
 def getitem(self: TensorData, key: Any) -> TensorData:
     "Basic indexing with ints, slices (positive steps), None and Ellipsis; returns a view."
     key = key if isinstance(key, tuple) else (key,)
