@@ -117,3 +117,21 @@ def test_interpolate_nearest_indices(shape, sf):
     x = torch.arange(float(np.prod(shape))).reshape(shape)
     y = torch.nn.functional.interpolate(x, scale_factor=sf, mode='nearest')
     torch.testing.assert_close(N(F.interpolate(T(x), scale_factor=sf, mode='nearest')), y)
+
+
+@pytest.mark.parametrize('fn', ['softshrink', 'hardshrink'])
+@pytest.mark.parametrize('shape', [(9, 20), (5, 5, 40)])
+def test_shrink_chain_keeps_layout_nan_grad(fn, shape):
+    "The output keeps x's strides as PyTorch's does, so a chained backward's NaN lanes (vector body: 0) match."
+    base = torch.randn(shape[::-1], dtype=torch.float64)
+    base[base > 1.5] = nan
+    xt = base.permute(*range(len(shape) - 1, -1, -1)).requires_grad_()
+    xm = T(base, requires_grad=True)
+    xmt = xm.permute(*range(len(shape) - 1, -1, -1))
+    ft, fm = getattr(torch.nn.functional, fn), getattr(F, fn)
+    yt, ym = xt, xmt
+    for _ in range(4): yt, ym = ft(yt), fm(ym)
+    assert ym.stride() == yt.stride()
+    g = torch.randn(yt.shape, dtype=torch.float64)
+    yt.backward(g); ym.backward(T(g))
+    torch.testing.assert_close(N(xm.grad), xt.grad.permute(*range(len(shape) - 1, -1, -1)))

@@ -145,6 +145,14 @@ def _vec_lanes(shape, strides, chunk):
 
 
 # %% ../../nbs/11c_activations.ipynb #38dce21b
+def _like_layout(x, out):
+    "`out` in the strides PyTorch's TensorIterator gives an output of `x`: x's own when dense, else x's dim order " \
+    "(what `clone` keeps; the extra copy only for a non-contiguous x)."
+    if out.dtype != x.dtype: return out
+    res = x.detach().clone(memory_format=minitorch.preserve_format)
+    res.copy_(out)
+    return res
+
 class _Shrink(Function):
     "`fwd(x)` with PyTorch's `shrink_backward` CPU kernel (hard- and softshrink share it): its vectorized body tests"\
     " `|x| > lambd` (a NaN input gets gradient 0), its scalar tail `-lambd <= x <= lambd` (a NaN passes the gradient)."
@@ -152,7 +160,9 @@ class _Shrink(Function):
     def forward(ctx, x, lambd, fwd):     # `lambd` may instead be the function giving the zero-gradient mask
         ctx.zero = lambd if callable(lambd) else (lambda t: (t >= -lambd) & (t <= lambd))
         ctx.save_for_backward(x)
-        return fwd(x)
+        out = fwd(x)
+        if not x.is_contiguous(): out = _like_layout(x, out)   # PyTorch's output keeps x's layout (its
+        return out                                             # backward's vector lanes follow it)
     @staticmethod
     def backward(ctx, g):
         x, = ctx.saved_tensors
