@@ -224,7 +224,11 @@ class ScatterReduce(Function):
     def backward(ctx, g):
         x, index, src_full, res = ctx.saved_tensors
         d, inc = ctx.dim, ctx.include_self
-        src = src_full[tuple(slice(0, n) for n in index.shape)]
+        # PyTorch's amax/amin/prod formulas compare the whole src with values gathered at index: where index's extent
+        # broadcasts against src, entries the scatter never read still get a gradient (NaN from a NaN one)
+        whole = ctx.reduce in ('amax', 'amin', 'prod') and \
+            builtins.all(i in (1, s) for i, s in zip(index.shape, src_full.shape))
+        src = src_full if whole else src_full[tuple(slice(0, n) for n in index.shape)]
         gx, gs = _REDUCE_GRADS[ctx.reduce](g, x, d, index, src, res, inc)
         if not inc: gx = gx.scatter(d, index, 0.0)    # self's old value did not take part: no gradient
         return gx, None, None, _grad_to_src_shape(gs, src_full), None, None

@@ -331,12 +331,22 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False, *, out: Any = None
 # %% ../nbs/08da_statistics.ipynb #96e4cdd3
 def _histc_check(input: Tensor, min: float, max: float) -> None:
     "The kernel exists for floating dtypes only; PyTorch meets a bool input first in `linspace` (the bin edges), a "\
-    "complex one in `aminmax` when it has to find the data's range."
+    "complex one in `aminmax` when it has to find the data's range; integers are refused once the range is known."
     d = input.dtype
-    if d.is_floating_point: return
+    if d.is_floating_point or not (d is dt.bool or d.is_complex): return
     k = 'linspace_cpu' if d is dt.bool else 'aminmax_cpu' if d.is_complex and min == max and input.numel() \
         else 'histogram_cpu'
     raise NotImplementedError(f'"{k}" not implemented for \'{torch_name(d)}\'')
+
+_C_INT = {dt.uint8: 'uint8_t', dt.int8: 'int8_t', dt.int16: 'int16_t', dt.int32: 'int', dt.int64: 'int64_t'}
+
+def _histc_int_edges(d: Any, lo: float, hi: float) -> None:
+    "An integer input: `linspace` converts the range to the dtype first (an overflow check), then the kernel refuses."
+    if d not in _C_INT: raise NotImplementedError(f'"linspace_cpu" not implemented for \'{torch_name(d)}\'')
+    info = np.iinfo(d.numpy_dtype)
+    if builtins.any(v < info.min or v > info.max for v in (lo, hi)):
+        raise RuntimeError(f"value cannot be converted to type {_C_INT[d]} without overflow")
+    raise NotImplementedError(f'"histogram_cpu" not implemented for \'{torch_name(d)}\'')
 
 def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0, *, out: Any = None) -> Tensor:
     "Histogram with `bins` equal bins over `[min, max]` (the data's range when both are 0); outside values are ignored."
@@ -352,6 +362,7 @@ def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0, *, out
         raise RuntimeError(f"torch.histc: range of [{lo:g}, {hi:g}] is not finite")
     if lo == hi: lo, hi = lo - 1, hi + 1
     if lo > hi: raise RuntimeError(f"torch.histc: max must be larger than min")
+    if not input.dtype.is_floating_point: _histc_int_edges(input.dtype, lo, hi)
     T = a.dtype.type                  # the kernel works in the input's dtype, rounding after every step
     L, R = T(lo), T(hi)               # the edges: linspace's first and last, in that dtype
     t = a[(a >= L) & (a <= R)]
@@ -381,8 +392,8 @@ def trapezoid(y: Tensor, x: Any = None, *, dx: Any = None, dim: int = -1) -> Ten
     if x is not None and not isinstance(x, Tensor):
         raise TypeError(f"trapezoid() received an invalid combination of arguments - got (Tensor, {type(x).__name__}): "
                         "x must be a Tensor; pass a spacing as dx=")
+    if y.dim() == 0: raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")   # (before bool)
     if y.dtype is dt.bool: raise RuntimeError("trapezoid: received a bool input for `y`, but bool is not supported")
-    if y.dim() == 0: raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     d = dim % y.dim()
     if y.shape[d] == 0:                                    # empty: zeros in y's own dtype, like torch
         return zeros(tuple(y.shape[:d]) + tuple(y.shape[d + 1:]), dtype=y.dtype, device=y.device)

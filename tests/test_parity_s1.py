@@ -116,3 +116,40 @@ def test_kthvalue_checks_like_torch(dtype, shape, k, dim, rg):
         return
     mr = mt.kthvalue(m, k, dim)
     assert torch.equal(_torch(mr.values), r.values.detach()) and torch.equal(_torch(mr.indices), r.indices)
+
+
+@pytest.mark.parametrize('reduce', ['amax', 'amin', 'prod', 'sum', 'mean'])
+@pytest.mark.parametrize('include_self', [True, False])
+@pytest.mark.parametrize('shapes', [((1,), (1,), (2,), 0), ((3, 3), (1, 1), (2, 1), 0), ((3, 3), (1, 1), (2, 3), 0),
+                                    ((3, 3), (2, 1), (3, 3), 1), ((3, 3), (2, 2), (2, 2), 0)])
+@pytest.mark.parametrize('gfill', [nan, 1.0])
+def test_scatter_reduce_grad_of_unread_src(reduce, include_self, shapes, gfill):
+    "amax/amin/prod's formulas compare the whole src with values gathered at index (broadcasting): src entries the"\
+    " scatter never read still get a gradient, NaN when the incoming one is."
+    xs, ishp, ss, d = shapes
+    g = torch.Generator().manual_seed(7)
+    xv, sv = torch.randint(0, 3, xs, generator=g).double(), torch.randint(0, 3, ss, generator=g).double()
+    iv = torch.randint(0, xs[d], ishp, generator=g)
+    x, s = xv.clone().requires_grad_(), sv.clone().requires_grad_()
+    try: torch.scatter_reduce(x, d, iv, s, reduce, include_self=include_self).backward(torch.full(xs, gfill, dtype=torch.float64))
+    except RuntimeError: return              # torch's backward refuses a src its formula cannot broadcast
+    mx, ms = _mt(xv).requires_grad_(), _mt(sv).requires_grad_()
+    mt.scatter_reduce(mx, d, _mt(iv), ms, reduce, include_self=include_self).backward(mt.full(xs, gfill, dtype=mt.float64))
+    torch.testing.assert_close(_torch(mx.grad), x.grad, equal_nan=True)
+    torch.testing.assert_close(_torch(ms.grad), s.grad, equal_nan=True)
+
+
+@pytest.mark.parametrize('dtype', [torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64])
+@pytest.mark.parametrize('kw', [dict(min=-1.0, max=1.0), dict(min=0., max=300.), dict(min=0., max=1e10), {},
+                                dict(min=0.5, max=2.5), dict(min=2., max=1.), dict(min=-2., max=inf)])
+@pytest.mark.parametrize('n', [0, 3])
+def test_histc_integer_range_overflow(dtype, kw, n):
+    "linspace converts the range to an integer dtype first (an overflow is a RuntimeError), then the kernel refuses."
+    t = torch.zeros(n, dtype=dtype)
+    _raises_like(lambda: torch.histc(t, **kw), lambda: mt.histc(_mt(t), **kw))
+
+
+@pytest.mark.parametrize('fn', ['trapezoid', 'cumulative_trapezoid'])
+def test_trapezoid_bool_scalar_check_order(fn):
+    t = torch.tensor(True)
+    _raises_like(lambda: getattr(torch, fn)(t, dim=0), lambda: getattr(mt, fn)(_mt(t), dim=0))
