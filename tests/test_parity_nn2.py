@@ -135,3 +135,15 @@ def test_shrink_chain_keeps_layout_nan_grad(fn, shape):
     g = torch.randn(yt.shape, dtype=torch.float64)
     yt.backward(g); ym.backward(T(g))
     torch.testing.assert_close(N(xm.grad), xt.grad.permute(*range(len(shape) - 1, -1, -1)))
+
+
+@pytest.mark.parametrize('dt', [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize('shape,size,ac', [((1, 2, 3), 5, False), ((2, 1, 6), 11, True), ((1, 1, 4, 5), (7, 3), False),
+                                           ((1, 2, 3, 6), (5, 11), True)])
+def test_interpolate_16bit_rounds_once(dt, shape, size, ac):
+    "PyTorch sums a 16-bit input in float and rounds once (linear's weights rounded to the dtype, bilinear's not)."
+    x = torch.randn(shape).to(dt)
+    mode = 'linear' if len(shape) == 3 else 'bilinear'
+    y = torch.nn.functional.interpolate(x, size=size, mode=mode, align_corners=ac)
+    ym = F.interpolate(T(x.float()).to(getattr(minitorch, str(dt)[6:])), size=size, mode=mode, align_corners=ac)
+    torch.testing.assert_close(torch.tensor(ym.float().numpy()).to(dt), y, rtol=0, atol=0)

@@ -154,11 +154,15 @@ def interpolate(input: Tensor, size: int | Sequence[int] | None = None, scale_fa
     if mode != 'nearest':    # PyTorch's cuda backward of the interpolating modes adds with atomics
         from minitorch.determinism import alert_on_cuda_backward
         x = alert_on_cuda_backward(f"upsample_{'linear1d' if dims == 1 else 'bilinear2d'}_backward_out_cuda", x)
+    dt = x.dtype
+    half = dt in (minitorch.float16, minitorch.bfloat16) and mode != 'nearest'
+    if half: x = x.float()                                 # PyTorch sums a 16-bit input in float, rounding once
+    ft = np.float64 if dt is minitorch.float64 else np.float32
     for k in reversed(range(dims)):                        # the last axis first, like PyTorch's bilinear kernel
         A = _interp_matrix(spatial[k], out[k], mode, align_corners, scales[k])
-        ft = np.float64 if x.dtype is minitorch.float64 else np.float32
-        x = _interp_axis(x, 2 + k, A, _torch_weights(spatial[k], out[k], mode, align_corners, scales[k], ft, dims))
-    return x
+        wts = _torch_weights(spatial[k], out[k], mode, align_corners, scales[k], ft, dims)
+        x = _interp_axis(x, 2 + k, A, wts, dt if half and dims == 1 else None)   # (bilinear: float weights)
+    return x.to(dt) if half else x
 
 # %% ../../nbs/11c_resampling.ipynb #f901553d
 from fractions import Fraction
@@ -186,7 +190,7 @@ def _torch_weights(n: int, o: int, mode: str, align_corners: bool | None, scale:
     l1 = np.clip(src - i0.astype(ft), ft(0), ft(1)).astype(ft)
     return i0, i0 + (i0 < n - 1), (ft(1) - l1).astype(ft), l1   # l1 = 0 still reads x[i1], as PyTorch does
 
-def _interp_axis(x: Tensor, axis: int, A: np.ndarray, wts) -> Tensor:
+def _interp_axis(x: Tensor, axis: int, A: np.ndarray, wts, wdt=None) -> Tensor:
     "Resize `axis` of `x` the way PyTorch's kernels do: each output reads only its source elements, `x[i0]` " \
     "(nearest) or `l0 * x[i0] + l1 * x[i1]` (a product with all of `A` would turn 0 * inf into NaN)."
     o, n = A.shape
@@ -198,6 +202,9 @@ def _interp_axis(x: Tensor, axis: int, A: np.ndarray, wts) -> Tensor:
     if o == n: return x * 1 + x * 0                        # PyTorch's "copy": i1 = i0 with weights (1, 0)
     shape = [-1 if d == axis else 1 for d in range(x.ndim)]
     w = lambda v: minitorch.tensor(v, dtype=x.dtype, device=x.device).reshape(*shape)
+    if wdt is not None:   # a 16-bit input to linear, here in float: weights rounded to its dtype (l0 = 1 - l1 too)
+        w1 = minitorch.tensor(l1, dtype=wdt, device=x.device).float().reshape(*shape)
+        return pick(i0) * (1 - w1).to(wdt).float() + pick(i1) * w1
     return pick(i0) * w(l0) + pick(i1) * w(l1)
 
 # %% ../../nbs/11c_resampling.ipynb #2f311813
