@@ -173,3 +173,72 @@ def test_soft_margin_loss_grad():
     m = mt(a, requires_grad=True)
     F.soft_margin_loss(m, mt(b)).backward()
     torch.testing.assert_close(torch.from_numpy(m.grad.numpy()), a.grad)
+
+
+# -- 16-bit floats: which kernels round once (in float32) and which round every op
+def _m16(t):
+    return None if t is None else minitorch.tensor(t.float().numpy()).to(getattr(minitorch, str(t.dtype).split('.')[1]))
+
+
+def _t16(m, dt):
+    return torch.from_numpy(np.asarray(m.float().numpy())).to(dt)
+
+
+@pytest.mark.parametrize('dt', [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize('name,kw', [('smooth_l1_loss', {}), ('smooth_l1_loss', dict(beta=0.7)),
+                                     ('huber_loss', {}), ('huber_loss', dict(delta=0.3))])
+@pytest.mark.parametrize('reduction', ['none', 'sum'])
+def test_smooth_l1_huber_16bit(dt, name, kw, reduction):
+    gen = torch.Generator().manual_seed(0)
+    x, y = (torch.randn(3000, generator=gen) * 1.5).to(dt), torch.randn(3000, generator=gen).to(dt)
+    r = getattr(TF, name)(x, y, reduction=reduction, **kw)
+    m = getattr(F, name)(_m16(x), _m16(y), reduction=reduction, **kw)
+    assert str(m.dtype).split('.')[-1] == str(r.dtype).split('.')[-1]
+    assert torch.equal(_t16(m, dt), r)
+
+
+CONVS = [(1, 3, 4, 4, 2, 1, 1, 0, 1, True), (2, 4, 7, 6, 4, 3, 2, 1, 2, True), (1, 16, 9, 9, 8, 3, 1, 0, 1, True),
+         (2, 4, 7, 6, 4, 3, 1, 1, 1, False)]
+
+
+@pytest.mark.parametrize('dt', [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize('N,C,H,W,O,k,groups,pad,st,bias', CONVS)
+def test_conv_16bit_bias_rounds_once(dt, N, C, H, W, O, k, groups, pad, st, bias):
+    gen = torch.Generator().manual_seed(0)
+    x = torch.randn(N, C, H, W, generator=gen).to(dt)
+    w = torch.randn(O, C // groups, k, k, generator=gen).to(dt)
+    wt = torch.randn(C, O // groups, k, k, generator=gen).to(dt)
+    b = torch.randn(O, generator=gen).to(dt) if bias else None
+    assert torch.equal(_t16(F.conv2d(_m16(x), _m16(w), _m16(b), st, pad, 1, groups), dt),
+                       TF.conv2d(x, w, b, st, pad, 1, groups))
+    assert torch.equal(_t16(F.conv1d(_m16(x[:, :, 0]), _m16(w[:, :, 0]), _m16(b), st, pad, 1, groups), dt),
+                       TF.conv1d(x[:, :, 0], w[:, :, 0], b, st, pad, 1, groups))
+    assert torch.equal(_t16(F.conv_transpose2d(_m16(x), _m16(wt), _m16(b), st, pad, 0, groups), dt),
+                       TF.conv_transpose2d(x, wt, b, st, pad, 0, groups))
+    assert torch.equal(_t16(F.conv_transpose2d(_m16(x[0]), _m16(wt), _m16(b), st, pad, 0, groups), dt),
+                       TF.conv_transpose2d(x[0], wt, b, st, pad, 0, groups))
+
+
+# -- bilinear: one dtype for all; no complex autograd
+@pytest.mark.parametrize('dts', [(torch.float32, torch.float64, torch.float32, None),
+                                 (torch.float32, torch.float32, torch.float32, torch.float64),
+                                 (torch.float32, torch.float32, torch.float16, None),
+                                 (torch.float64, torch.float32, torch.float64, torch.float32)])
+def test_bilinear_dtypes(dts):
+    a, b, w = torch.ones(2, 5, dtype=dts[0]), torch.ones(2, 3, dtype=dts[1]), torch.ones(2, 5, 3, dtype=dts[2])
+    bias = None if dts[3] is None else torch.ones(2, dtype=dts[3])
+    same_error(lambda: TF.bilinear(a, b, w, bias),
+               lambda: F.bilinear(mt(a), mt(b), mt(w), None if bias is None else mt(bias)))
+
+
+@pytest.mark.parametrize('which', [0, 1, 2, 3, None])
+def test_bilinear_complex_grad(which):
+    c = torch.complex128
+    ts = [torch.randn(2, 5, dtype=c), torch.randn(2, 3, dtype=c), torch.randn(2, 5, 3, dtype=c), torch.randn(2, dtype=c)]
+    tg = [t.clone().requires_grad_(i == which) for i, t in enumerate(ts)]
+    ms = [mt(t, requires_grad=(i == which)) for i, t in enumerate(ts)]
+    try: r = TF.bilinear(*tg)
+    except RuntimeError:
+        same_error(lambda: TF.bilinear(*tg), lambda: F.bilinear(*ms))
+        return
+    same_result(r.detach(), F.bilinear(*ms).detach())

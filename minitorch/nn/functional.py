@@ -264,9 +264,14 @@ def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: in
         out = _ConvMM.apply(cols, weight, bias, groups).reshape(N, O, oh, ow)
     else:
         c4 = cols.reshape(N, groups, Cg * kh * kw, oh * ow)
-        out = weight.reshape(groups, O // groups, Cg * kh * kw).matmul(c4)     # (N, groups, O/groups, L)
-        out = out.reshape(N, O, oh, ow)
+        w3 = weight.reshape(groups, O // groups, Cg * kh * kw)
+        # 16-bit floats: PyTorch adds the bias in float32 and rounds once (the matmul alone already rounds once)
+        low = bias is not None and bias.dtype.itemsize == 2 and bias.dtype.is_floating_point and \
+            cols.dtype == weight.dtype == bias.dtype
+        if low: w3, c4, bias = w3.float(), c4.float(), bias.float()
+        out = w3.matmul(c4).reshape(N, O, oh, ow)                              # (N, groups, O/groups, L)
         if bias is not None: out = out + bias.reshape(1, O, 1, 1)
+        if low: out = out.to(cols.dtype)
     if any(pads) and _onednn_skips_padding(weight, N, groups, ek, pads) and \
             not np.isfinite(weight.detach().float().numpy()).all():
         out = _skip_padding(out, cols, weight, bias, groups, input, (kh, kw), dilation, pads, stride)
@@ -328,6 +333,10 @@ def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
     if unbatched: input = input.unsqueeze(0)
     s, p, op, d = _pair(stride), _pair(padding), _pair(output_padding), _pair(dilation)
     _check_conv_transpose2d(input, weight, s, op, d, groups)
+    if input.dtype is minitorch.bfloat16 and weight.dtype is input.dtype and (bias is None or bias.dtype is input.dtype):
+        # PyTorch's bfloat16 kernel (oneDNN) works in float32 and rounds once; its float16 one rounds per step as ours
+        out = conv_transpose2d(input.float(), weight.float(), None if bias is None else bias.float(), s, p, op, groups, d)
+        return (out.squeeze(0) if unbatched else out).to(input.dtype)
     Cin, Cog, kh, kw = weight.shape
     N, _, H, W = input.shape
     Ho, Wo = [(n - 1) * ss - 2 * pp + dd * (k - 1) + o + 1 for n, ss, pp, dd, k, o in zip((H, W), s, p, d, (kh, kw), op)]

@@ -113,6 +113,10 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
 # %% ../../nbs/11_nn_layers.ipynb #f2919297
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     "$y_o = x_1^T W_o x_2 + b_o$ over the last dimension, `weight (out, in1, in2)`."
+    if not (input1.dtype == input2.dtype == weight.dtype and (bias is None or bias.dtype == weight.dtype)):
+        n = lambda t: minitorch.dtypes.cpp_type_name(t.dtype)
+        raise RuntimeError(f"All tensors must have the same dtype, got input1: {n(input1)}, input2: {n(input2)}, "
+                           f"weight: {n(weight)}" + ("" if bias is None else f", bias: {n(bias)}"))
     if input1.shape[:-1] != input2.shape[:-1]:
         raise RuntimeError(f"bilinear(): input batch dimensions do not match: got {input1.shape[:-1]} and {input2.shape[:-1]}")
     if weight.ndim != 3 or input1.shape[-1] != weight.shape[1] or input2.shape[-1] != weight.shape[2]:
@@ -123,6 +127,9 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None
     if not (input1.shape[-1] and input2.shape[-1]):   # PyTorch flattens the inputs to (-1, features) first
         raise RuntimeError("cannot reshape tensor of 0 elements into shape [-1, 0] because the unspecified dimension "
                            "size -1 can be any value and is ambiguous")
+    if input1.dtype.is_complex and minitorch.is_grad_enabled() and (
+            input1.requires_grad or input2.requires_grad or weight.requires_grad):   # (the bias is added after)
+        raise RuntimeError("_trilinear does not support automatic differentiation for outputs with complex dtype.")
     out = minitorch.einsum('...i,oij,...j->...o', input1, weight, input2)
     return out if bias is None else out + bias
 

@@ -414,6 +414,10 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var: Tensor | float, full: 
     return _reduce(loss, reduction)
 
 # %% ../../nbs/11e_losses.ipynb #ac61f165
+def _as_scalar_t(v: float, dtype: Any) -> float:
+    "`v` rounded to a 16-bit `dtype`, as PyTorch's kernels hold `beta`/`delta` in a `scalar_t` (wider types: as is)."
+    return minitorch.tensor(v, dtype=dtype).item() if dtype.itemsize == 2 else v
+
 def smooth_l1_loss(input: Tensor, target: Tensor, size_average: bool | None = None, reduce: bool | None = None,
                    reduction: str = 'mean', beta: float = 1.0) -> Tensor:
     "$\\frac{d^2}{2\\beta}$ for $|d|<\\beta$, else $|d|-\\beta/2$, with $d = x - y$."
@@ -421,12 +425,16 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average: bool | None = No
     if beta < 0: raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     _check_same_size(input, target)
     input, target = _loss_kernel('smooth_l1_cpu', input, target)
+    if input.dtype is minitorch.bfloat16:    # PyTorch's bfloat16 kernel works in float, rounding once (Half: every op)
+        out = smooth_l1_loss(input.float(), target.float(), reduction='none', beta=beta).to(input.dtype)
+        return _reduce(out, reduction)
     d = input - target
     a = d.abs()
     if beta == 0: return _reduce(a, reduction)
+    beta = _as_scalar_t(beta, input.dtype)
     big = a >= beta                          # the square sees only small d (and NaN): an inf d's gradient is +-1, not inf*0
     s = minitorch.where(big, 0.0, d)
-    return _reduce(minitorch.where(big, a - 0.5 * beta, s * s * (0.5 / beta)), reduction)
+    return _reduce(minitorch.where(big, a - 0.5 * beta, s * s * 0.5 / beta), reduction)
 
 def huber_loss(input: Tensor, target: Tensor, reduction: str = 'mean', delta: float = 1.0,
                weight: Tensor | None = None) -> Tensor:
@@ -434,11 +442,15 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = 'mean', delta: fl
     if delta <= 0: raise RuntimeError("huber_loss does not support non-positive values for delta.")
     _check_same_size(input, target)
     input, target = _loss_kernel('huber_cpu', input, target)
+    if input.dtype is minitorch.float16:     # PyTorch's Half kernel works in float, rounding once (bfloat16: every op)
+        loss = huber_loss(input.float(), target.float(), 'none', delta).to(input.dtype)
+        return _reduce(loss if weight is None else loss * weight, reduction)
     d = input - target
     a = d.abs()
-    big = a >= delta                         # as smooth_l1_loss: only small d (and NaN) reach the square
+    dv, dh = _as_scalar_t(delta, input.dtype), _as_scalar_t(delta * 0.5, input.dtype)
+    big = a >= dv                            # as smooth_l1_loss: only small d (and NaN) reach the square
     s = minitorch.where(big, 0.0, d)
-    loss = minitorch.where(big, (a - 0.5 * delta) * delta, s * s * 0.5)
+    loss = minitorch.where(big, (a - dh) * dv, s * s * 0.5)
     return _reduce(loss if weight is None else loss * weight, reduction)
 
 def kl_div(input: Tensor, target: Tensor, size_average: bool | None = None, reduce: bool | None = None,
