@@ -7,17 +7,12 @@ from __future__ import annotations
 import builtins
 import math
 from typing import Any, Sequence
-import numpy as np
 from . import dtypes as dt
-from .tensors import Tensor, tensor, zeros, zeros_like, patch
-from .ops import (where, exp, log, log1p, sqrt, sin, abs, trunc, isnan, isinf, isposinf, isneginf, signbit,
-                  maximum, minimum, clamp, pow, cos, isfinite, check_kernel, need_tensors, need_input_tensor, opmath, torch_name, binary_forward,
-                  _result_type, _cj, _write_out)
+from .tensors import Tensor, tensor, zeros
+from .ops import where, sqrt, abs, isnan, clamp, torch_name, _write_out
 from .autograd import Function
-from .tensor_data import ConjStorage, view_strides
-from .ops import unary_forward
-from .reductions import sum, mm, mv, bmm, outer, return_types, matmul, _rtype
-from .views import narrow, cat, stack, gather, sort, reshape, flatten
+from .reductions import mm
+from .views import cat, stack, gather, flatten
 
 # %% auto #0
 __all__ = ['tensordot', 'inner', 'kron', 'cross', 'dist', 'cdist', 'cov', 'corrcoef', 'meshgrid', 'cartesian_prod', 'block_diag',
@@ -51,7 +46,7 @@ def tensordot(a: Tensor, b: Tensor, dims: Any = 2, *, out: Any = None) -> Tensor
     K = math.prod(a.shape[i] for i in da)
     A = a.permute(fa + da).reshape(math.prod(a.shape[i] for i in fa), K)
     B = b.permute(db + fb).reshape(K, math.prod(b.shape[i] for i in fb))
-    return mm(A, B).reshape(*[a.shape[i] for i in fa], *[b.shape[i] for i in fb])
+    return mm(A, B).reshape(tuple(a.shape[i] for i in fa) + tuple(b.shape[i] for i in fb))
 
 def inner(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
     "Sum over the last dims of both (scalars multiply)."
@@ -86,18 +81,18 @@ def _iter_perm(shape: tuple, operands: list) -> list:
 def kron(input: Tensor, other: Tensor) -> Tensor:
     "Kronecker product: PyTorch multiplies interleaved views, then *views* the product (which may fail)."
     n = builtins.max(input.dim(), other.dim())
-    a = input.reshape(*([1] * (n - input.dim())), *input.shape)
-    b = other.reshape(*([1] * (n - other.dim())), *other.shape)
-    ai = a.reshape(*[s for i in range(n) for s in (a.shape[i], 1)])
-    bi = b.reshape(*[s for i in range(n) for s in (1, b.shape[i])])
+    a = input.reshape((1,) * (n - input.dim()) + tuple(input.shape))   # (a tuple: `reshape()` of nothing is an error)
+    b = other.reshape((1,) * (n - other.dim()) + tuple(other.shape))
+    ai = a.reshape(tuple(s for i in range(n) for s in (a.shape[i], 1)))
+    bi = b.reshape(tuple(s for i in range(n) for s in (1, b.shape[i])))
     shape = tuple(s for i in range(n) for s in (a.shape[i], b.shape[i]))
     out = [a.shape[i] * b.shape[i] for i in range(n)]
     p = ai * bi
-    if 0 in shape: return p.reshape(*out)
+    if 0 in shape: return p.reshape(tuple(out))
     perm = _iter_perm(shape, [(tuple(ai.shape), ai.stride()), (tuple(bi.shape), bi.stride())])
     order = perm[::-1]                    # torch's product is laid out in this order (slowest first)...
     inv = [order.index(d) for d in range(len(shape))]
-    return p.permute(*order).contiguous().permute(*inv).view(*out)   # ...and viewed: this may raise, as in torch
+    return p.permute(tuple(order)).contiguous().permute(tuple(inv)).view(tuple(out))   # ...and viewed: this may raise, as in torch
 
 
 # %% ../nbs/08db_building.ipynb #c4e2d7c1

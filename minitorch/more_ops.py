@@ -188,7 +188,7 @@ def unique_consecutive(input: Tensor, return_inverse: bool = False, return_count
 # %% ../nbs/08dc_lookup.ipynb #5a84ff06
 def _index_expand(index: Tensor, dim: int, shape: Sequence[int]) -> Tensor:
     "`index` (1-D) laid along `dim` and expanded to `shape`."
-    return index.reshape(*[-1 if i == dim else 1 for i in range(len(shape))]).expand(tuple(shape))
+    return index.reshape(tuple(-1 if i == dim else 1 for i in range(len(shape)))).expand(tuple(shape))
 
 def _index_func_meta(func: str, input: Tensor, d: int, index: Tensor, source: Tensor) -> None:
     "PyTorch's checks of index_add (index_func_meta_impl), in its order."
@@ -249,7 +249,7 @@ def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
         raise RuntimeError(f"setStorage: sizes {sz}, strides {st}, storage offset 0, and itemsize {input.element_size()} "
                            f"requiring a storage size of {need} are out of bounds for storage of size 0")
     m = isin(tensor(list(range(n)), device=input.device), index.detach() % n if index.numel() else index)
-    m = m.reshape(*[-1 if i == d else 1 for i in range(input.dim())])
+    m = m.reshape(tuple(-1 if i == d else 1 for i in range(input.dim())))
     if isinstance(value, Tensor): v = value.to(input.dtype)
     else:   # the value is converted to input's dtype first (an int32 input must not go through float32)
         if isinstance(value, builtins.complex) and not input.dtype.is_complex:
