@@ -101,7 +101,9 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: An
         # nothing to multiply: PyTorch's kernel returns `input * beta` in place, a float that can't go back to integers
         raise RuntimeError(f"result type Float can't be cast to the desired output type {torch_name(input.dtype)}")
     r = _half_opmath(lambda i, a, b: addmm(i, a, b, beta=beta, alpha=alpha), input, mat1, mat2)
-    return r if r is not None else _axpby(input, mm(mat1, mat2), beta, alpha)
+    if r is not None: return r
+    r = _axpby(input, mm(mat1, mat2), beta, alpha)
+    return _blas_addmm(input, mat1, mat2, beta, alpha, r) if r.dtype.is_complex else r
 
 def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any = 1, out: Any = None) -> Tensor:
     "`beta * input + alpha * (mat @ vec)`."
@@ -116,6 +118,43 @@ def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any
     if out is not None: return _write_out(addr(input, vec1, vec2, beta=beta, alpha=alpha), out, 'addr')
     r = _cfused(input, vec1, vec2, beta, alpha, 'addr') if input.dtype.is_complex else None
     return r if r is not None else _axpby(input, outer(vec1, vec2), beta, alpha)
+
+# %% ../nbs/08d_more_ops.ipynb #2cfb42ec
+class _Values(Function):
+    "`r`'s gradient with the values `v` (a composite whose inf/NaN placement a PyTorch kernel decides)."
+    _node_name = 'AddmmBackward0'
+    @staticmethod
+    def forward(ctx, r, v): return v
+    @staticmethod
+    def backward(ctx, g): return g, None
+
+def _parts(re: np.ndarray, im: np.ndarray, c: Any) -> np.ndarray:
+    "The complex array `re + i im` (no complex arithmetic: `re + 1j * im` would make 0 * inf = NaN)."
+    out = np.empty(np.broadcast(re, im).shape, c); out.real, out.imag = re, im
+    return out
+
+def _blas_addmm(input: Tensor, mat1: Tensor, mat2: Tensor, beta: Any, alpha: Any, r: Tensor) -> Tensor:
+    "Complex `addmm`'s result `r`, redone in PyTorch's BLAS arithmetic where it is not all finite."
+    if bool(isfinite(r).all()) or r.dtype is dt.complex32 or mat1.dim() != 2 or mat2.dim() != 2: return r
+    from minitorch.reductions import _blas_alpha
+    at = _blas_alpha(mat1._data, mat2._data, r.dtype)
+    if at is None and alpha != 1: at = 'b'   # MKL's vectorised cgemm: an alpha other than 1 goes on mat2
+    c = r.dtype.numpy_dtype.type
+    x, a, b = (t.detach().cpu().numpy() for t in (input, mat1, mat2))
+    al, be = c(alpha), c(beta)
+    def prod(x, y):                         # a plain sum of products (four real products: the same NaNs)
+        out = np.empty((x.shape[0], y.shape[1]), c)
+        out.real, out.imag = x.real @ y.real - x.imag @ y.imag, x.real @ y.imag + x.imag @ y.real
+        return out
+    add = lambda p, q: _parts(p.real + q.real, p.imag + q.imag, c)   # part by part
+    with np.errstate(all='ignore'):
+        acc = prod(a * al, b) if at == 'a' else prod(a, b * al) if at == 'b' else prod(a, b)
+        C = np.zeros(acc.shape, c) if beta == 0 else np.broadcast_to(x, acc.shape)
+        if beta not in (0, 1) or a.shape[1] == 0: C = C * be   # (nothing to multiply: PyTorch returns input * beta)
+        if a.shape[1] == 0: at, acc = 'a', np.zeros(acc.shape, c)
+        if at == 'out' and acc.shape[0] > 1 and acc.shape[1] > 1: v = add(acc * al, C * c(1))
+        else: v = add(acc * al if at == 'out' else acc, C)
+    return _Values.apply(r, tensor(v, dtype=r.dtype).to(r.device))
 
 # %% ../nbs/08d_more_ops.ipynb #50b1c7c2
 def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1, out: Any = None) -> Tensor:

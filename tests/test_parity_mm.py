@@ -130,3 +130,27 @@ def test_cuda_complex_products_follow_torch_cpu_arithmetic(dtype):
             np.testing.assert_array_equal(np.isnan(x_.real), np.isnan(w.real))
             np.testing.assert_array_equal(np.isnan(x_.imag), np.isnan(w.imag))
             np.testing.assert_allclose(np.nan_to_num(x_), np.nan_to_num(w), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", [torch.complex64, torch.complex128])
+@pytest.mark.parametrize("nkm", [(2, 2, 3), (5, 2, 3), (3, 1, 2), (1, 3, 2), (2, 3, 1), (4, 4, 4), (2, 5, 5), (1, 1, 1),
+                                 (2, 0, 3)])
+def test_addmm_complex_beta_alpha_inf_placement(dtype, nkm):
+    "complex addmm with an infinity: BLAS's alpha/beta arithmetic (NaN placement) as torch's, for any beta and alpha."
+    n, k, m = nkm
+    inf = float('inf')
+    for where_inf, ta, tb, xshape, val, (beta, alpha) in itertools.product(
+            'xab', (0, 1), (0, 1), ((n, m), (1, m), ()), (complex(inf, 0), complex(0, -inf), complex(-inf, 1)),
+            ((0.5, 2), (1, 2), (0.5, 1), (1, 1), (0, 2))):
+        g = torch.Generator().manual_seed(1)
+        x = torch.randn(xshape, dtype=dtype, generator=g)
+        a, b = torch.randn(n, k, dtype=dtype, generator=g), torch.randn(k, m, dtype=dtype, generator=g)
+        t = {'x': x, 'a': a, 'b': b}[where_inf]
+        if t.numel(): t.view(-1)[0] = val
+        a, b = _layout(a, ta), _layout(b, tb)
+        want = torch.addmm(x, a, b, beta=beta, alpha=alpha).numpy()
+        got = minitorch.addmm(_mt(x), _mt_like(a), _mt_like(b), beta=beta, alpha=alpha).numpy()
+        ctx = str((where_inf, ta, tb, xshape, val, beta, alpha))
+        np.testing.assert_array_equal(np.isnan(got.real), np.isnan(want.real), err_msg=ctx)
+        np.testing.assert_array_equal(np.isnan(got.imag), np.isnan(want.imag), err_msg=ctx)
+        np.testing.assert_allclose(np.nan_to_num(got), np.nan_to_num(want), rtol=1e-4, atol=1e-4, err_msg=ctx)
