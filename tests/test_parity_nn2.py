@@ -147,3 +147,12 @@ def test_interpolate_16bit_rounds_once(dt, shape, size, ac):
     y = torch.nn.functional.interpolate(x, size=size, mode=mode, align_corners=ac)
     ym = F.interpolate(T(x.float()).to(getattr(minitorch, str(dt)[6:])), size=size, mode=mode, align_corners=ac)
     torch.testing.assert_close(torch.tensor(ym.float().numpy()).to(dt), y, rtol=0, atol=0)
+
+
+@pytest.mark.parametrize('dt', [torch.complex64, torch.complex128, torch.int64])
+def test_cosine_similarity_non_float_raises(dt):
+    a = torch.ones(3, 2, dtype=dt)
+    with pytest.raises(RuntimeError, match='expected common dtype to be floating point') as e:
+        torch.nn.functional.cosine_similarity(a, a)
+    with pytest.raises(RuntimeError, match=str(e.value).split(', yet')[0]):
+        F.cosine_similarity(T(a), T(a))

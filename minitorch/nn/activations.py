@@ -37,6 +37,9 @@ __all__ = ['cosine_similarity', 'pairwise_distance', 'pixel_shuffle', 'pixel_uns
 # %% ../../nbs/11c_resampling.ipynb #57a3335a
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
     "$\\frac{x_1\\cdot x_2}{\\max(\\|x_1\\|,\\epsilon)\\max(\\|x_2\\|,\\epsilon)}$ along `dim`."
+    common = minitorch.promote_types(x1.dtype, x2.dtype)
+    if not common.is_floating_point:
+        raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is {torch_name(common)}")
     if tuple(x1.shape) != tuple(x2.shape): x1, x2 = minitorch.broadcast_tensors(x1, x2)
     n1 = x1.norm(2, dim=dim, keepdim=True).clamp(min=eps)
     n2 = x2.norm(2, dim=dim, keepdim=True).clamp(min=eps)
