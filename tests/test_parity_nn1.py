@@ -242,3 +242,16 @@ def test_bilinear_complex_grad(which):
         same_error(lambda: TF.bilinear(*tg), lambda: F.bilinear(*ms))
         return
     same_result(r.detach(), F.bilinear(*ms).detach())
+
+
+# -- linear's addmm node: complex gradients are products with the conjugates
+@pytest.mark.parametrize('shape', [(1, 2, 5), (2, 5), (5,)])
+def test_linear_complex_grad(shape):
+    c, gen = torch.complex128, torch.Generator().manual_seed(0)
+    x, w = torch.randn(*shape, dtype=c, generator=gen), torch.randn(3, 5, dtype=c, generator=gen)
+    b, go = torch.randn(3, dtype=c, generator=gen), torch.randn(*shape[:-1], 3, dtype=c, generator=gen)
+    ts = [t.clone().requires_grad_() for t in (x, w, b)]
+    TF.linear(*ts).backward(go)
+    ms = [mt(t, requires_grad=True) for t in (x, w, b)]
+    F.linear(*ms).backward(mt(go))
+    for t, m in zip(ts, ms): torch.testing.assert_close(torch.from_numpy(m.grad.numpy()), t.grad)

@@ -85,6 +85,8 @@ class _Addmm(Function):
                 gw._cmeta = ('nograd', None, 0)   # as `Function.apply` marks a view made in no_grad mode
             return _wrap_np(np.add.reduce(G, 0), g) if need[0] else None, _wrap_np(G @ W.T, g) if need[1] else None, gw
         gb = minitorch.ops.sum_to_shape(g, ctx.bias_shape) if need[0] else None
+        if x.dtype.is_complex or wt.dtype.is_complex:   # the conjugates of the other factor (Wirtinger)
+            x, wt = x.conj(), wt.conj()
         gx = g.mm(wt.mT) if need[1] else None
         gw = g.mT.mm(x).mT if need[2] else None
         return gb, gx, gw
