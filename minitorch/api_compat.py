@@ -544,6 +544,9 @@ def pdist(input, p: float = 2):
     if input.shape[1] == 0: return d.sum(1)   # no columns: every distance is 0, for any p
     if p == 0:   # PyTorch's kernel sums min(ceil(|d|), 1): a NaN difference (inf - inf too) gives NaN, not a count of 1
         return minitorch.minimum(d.abs().ceil(), minitorch.ones((), dtype=d.dtype, device=d.device)).sum(1)
+    if p == 1 and bool(d.isnan().any()):   # PyTorch's backward kernel's sign(NaN) is NaN (norm's is 0)
+        nan = d.isnan()
+        return minitorch.where(nan, d * minitorch.where(nan, float('nan'), 1.0), d.abs()).sum(1)
     return d.norm(p=p, dim=1)
 
 F.pdist = minitorch.pdist = pdist

@@ -156,3 +156,11 @@ def test_cosine_similarity_non_float_raises(dt):
         torch.nn.functional.cosine_similarity(a, a)
     with pytest.raises(RuntimeError, match=str(e.value).split(', yet')[0]):
         F.cosine_similarity(T(a), T(a))
+
+
+def test_pdist_p1_nan_difference_grad_is_nan():
+    x = torch.tensor([[inf, 1., 2.], [inf, 0., 1.], [3., 4., 5.], [1., 1., 1.]], requires_grad=True)
+    torch.pdist(x, 1).sum().backward()
+    xm = T(x.detach(), requires_grad=True)
+    F.pdist(xm, 1).sum().backward()
+    torch.testing.assert_close(N(xm.grad), x.grad, equal_nan=True)
