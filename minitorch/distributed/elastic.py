@@ -170,8 +170,9 @@ def _host_rendezvous(srv: socket.socket, lo: int, hi: int, join_timeout: float, 
                 conn, _ = srv.accept()
             except OSError:
                 return
-            conn.settimeout(5)
-            try: conn.sendall(f"closed {n}\n".encode())
+            try:   # read its hello first: closing with it unread resets the connection, and the reply may be lost
+                _readline(conn, 5)
+                conn.sendall(f"closed {n}\n".encode())
             except OSError: pass
             conn.close()
     srv.settimeout(None)
