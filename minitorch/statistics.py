@@ -175,17 +175,21 @@ def _empty_median(input: Tensor) -> Tensor:
     v = tensor(nan, dtype=d, device=input.device)
     return v + input.sum() * 0 if input.requires_grad else v
 
-def _check_median_dtype(input: Tensor, dim: int | None) -> None:
+def _check_median_dtype(input: Tensor, dim: int | None, name: str = 'median') -> None:
     "PyTorch's median and nanmedian refuse bool and complex as `median_cpu` (`median_out` with a dim); with no dim"\
     " an empty input is answered before the check."
-    if not (input.dtype == dt.bool or input.dtype.is_complex) or (dim is None and input.numel() == 0): return
+    if not (input.dtype == dt.bool or input.dtype.is_complex): return
+    if dim is None and input.numel() == 0:   # no kernel runs; autograd still refuses a complex output
+        if input.dtype.is_complex and input.requires_grad and is_grad_enabled():
+            raise RuntimeError(f"{name} does not support automatic differentiation for outputs with complex dtype.")
+        return
     k = 'median_cpu' if dim is None else 'median_out'
     raise NotImplementedError(f'"{k}" not implemented for \'{torch_name(input.dtype)}\'')
 
 def median(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Any:
     "Lower median of all elements, or (values, indices) along `dim`."
     _check_median_dim(input, dim)
-    _check_median_dtype(input, dim)
+    _check_median_dtype(input, dim, 'median')
     if dim is None:
         f = flatten(input.detach())
         if f.numel() == 0: return _empty_median(input)
@@ -200,7 +204,7 @@ def median(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Any:
 def nanmedian(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Any:
     "Lower median of the non-NaN elements (NaN if all are NaN)."
     _check_median_dim(input, dim)
-    _check_median_dtype(input, dim)
+    _check_median_dtype(input, dim, 'nanmedian')
     if dim is None:
         f = flatten(input.detach())
         if f.numel() == 0: return _empty_median(input)
@@ -266,15 +270,18 @@ def quantile(input: Tensor, q: Any, dim: int | None = None, keepdim: bool = Fals
     n = x.shape[d]
     hasnan = isnan(s).any(d, keepdim=True)
     outs = []
+    F = input.dtype.numpy_dtype.type          # PyTorch finds the rank q * (n - 1) in the input's dtype
     for v in qs:
-        pos = v * (n - 1)
-        lo, hi = int(math.floor(pos)), int(math.ceil(pos))
+        pos = F(v) * F(n - 1)
+        lo, hi = int(np.floor(pos)), int(np.ceil(pos))
         if interpolation == 'lower': hi = lo
         elif interpolation == 'higher': lo = hi
-        elif interpolation == 'nearest': lo = hi = builtins.round(pos)   # half to even, as torch.round
-        w = 0.5 if interpolation == 'midpoint' else pos - lo
+        elif interpolation == 'nearest': lo = hi = int(np.round(pos))   # half to even, as torch.round
         a, b = narrow(s, d, lo, 1), narrow(s, d, hi, 1)
-        r = a + (b - a) * w if hi != lo else a
+        if interpolation in ('linear', 'midpoint'):   # always a lerp (inf with itself gives NaN), torch's formula
+            w = 0.5 if interpolation == 'midpoint' else float(pos - F(lo))
+            r = a + (b - a) * w if w < 0.5 else b - (b - a) * (1 - w)
+        else: r = a
         r = where(hasnan, float('nan'), r)
         if not keepdim: r = r.squeeze(d)
         elif dim is None: r = r.reshape(*([1] * input.dim()))
@@ -393,10 +400,10 @@ def trapezoid(y: Tensor, x: Any = None, *, dx: Any = None, dim: int = -1) -> Ten
         raise TypeError(f"trapezoid() received an invalid combination of arguments - got (Tensor, {type(x).__name__}): "
                         "x must be a Tensor; pass a spacing as dx=")
     if y.dim() == 0: raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")   # (before bool)
-    if y.dtype is dt.bool: raise RuntimeError("trapezoid: received a bool input for `y`, but bool is not supported")
     d = dim % y.dim()
-    if y.shape[d] == 0:                                    # empty: zeros in y's own dtype, like torch
+    if y.shape[d] == 0:                                    # empty: zeros in y's own dtype, like torch (even bool)
         return zeros(tuple(y.shape[:d]) + tuple(y.shape[d + 1:]), dtype=y.dtype, device=y.device)
+    if y.dtype is dt.bool: raise RuntimeError("trapezoid: received a bool input for `y`, but bool is not supported")
     if x is None:    # PyTorch's formula for a constant spacing: (sum - (first + last) / 2) * dx
         return (y.sum(d) - (y.select(d, 0) + y.select(d, -1)) * 0.5) * (1 if dx is None else dx)
     return _trap_terms(y, x, dx, dim).sum(d) / 2

@@ -153,3 +153,37 @@ def test_histc_integer_range_overflow(dtype, kw, n):
 def test_trapezoid_bool_scalar_check_order(fn):
     t = torch.tensor(True)
     _raises_like(lambda: getattr(torch, fn)(t, dim=0), lambda: getattr(mt, fn)(_mt(t), dim=0))
+
+
+@pytest.mark.parametrize('interpolation', ['linear', 'lower', 'higher', 'midpoint', 'nearest'])
+@pytest.mark.parametrize('dtype', [torch.float32, torch.float64])
+def test_quantile_lerps_like_torch(interpolation, dtype):
+    "linear/midpoint are always a lerp (inf with itself gives NaN); the rank q * (n - 1) is found in the input's dtype."
+    g = torch.Generator().manual_seed(8)
+    for i in range(40):
+        t = torch.randn(int(torch.randint(1, 8, (1,), generator=g)), generator=g, dtype=dtype)
+        if i % 4 == 0: t[0] = inf
+        if i % 9 == 0: t[:] = -inf
+        for q in (0.0, 0.25, 0.5, 0.9, 1.0):
+            torch.testing.assert_close(_torch(mt.quantile(_mt(t), q, interpolation=interpolation)),
+                                       torch.quantile(t, q, interpolation=interpolation), equal_nan=True)
+
+
+def test_var_mean_of_a_complex_scalar_is_itself():
+    t = torch.tensor(complex(inf, 1.0))
+    for f in ('var_mean', 'std_mean'):
+        _same_nan_placement(_torch(getattr(mt, f)(_mt(t), correction=0)[1]).reshape(1),
+                            getattr(torch, f)(t, correction=0)[1].reshape(1))
+
+
+@pytest.mark.parametrize('f', ['median', 'nanmedian'])
+@pytest.mark.parametrize('shape', [(2, 0, 4), (0,), (2, 3)])
+def test_median_of_empty_complex_refuses_autograd(f, shape):
+    t = torch.zeros(shape, dtype=torch.complex128, requires_grad=True)
+    m = _mt(t.detach()).requires_grad_()
+    _raises_like(lambda: getattr(torch, f)(t), lambda: getattr(mt, f)(m))
+
+
+def test_trapezoid_of_empty_bool_is_zeros():
+    t = torch.zeros(0, dtype=torch.bool)
+    assert torch.equal(_torch(mt.trapezoid(_mt(t))).reshape(()), torch.trapezoid(t))
