@@ -237,8 +237,10 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type: float =
         from minitorch.determinism import alert_on_cuda_backward
         weight = alert_on_cuda_backward('embedding_bag_backward_cuda_max', weight)
     emb = F.embedding(flat, weight, None, max_norm, norm_type)
-    if per_sample_weights is not None:
-        emb = emb * per_sample_weights.reshape(-1).unsqueeze(1)
+    if per_sample_weights is not None:   # (a padded index's weight gets gradient 0, as in PyTorch, even from an inf row)
+        psw = per_sample_weights.reshape(-1)
+        if not keep.all(): psw = minitorch.where(minitorch.tensor(keep.tolist(), device=psw.device), psw, 0.0)
+        emb = emb * psw.unsqueeze(1)
     slow = (padding_idx is not None or weight.stride(-1) != 1   # PyTorch's fast (fbgemm) path: unit-stride rows,
             or weight.dtype == minitorch.float64)   # no padding, not double
     if (not slow and mode != 'max' and weight.shape[1] == 0 and bags

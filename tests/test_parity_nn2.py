@@ -164,3 +164,13 @@ def test_pdist_p1_nan_difference_grad_is_nan():
     xm = T(x.detach(), requires_grad=True)
     F.pdist(xm, 1).sum().backward()
     torch.testing.assert_close(N(xm.grad), x.grad, equal_nan=True)
+
+
+def test_embedding_bag_padded_per_sample_weight_grad_zero():
+    w = torch.tensor([[1., 2.], [inf, nan], [3., 4.]])
+    idx = torch.tensor([[0, 1, 2], [1, 1, 0]])
+    ps = torch.rand(2, 3, requires_grad=True)
+    torch.nn.functional.embedding_bag(idx, w, mode='sum', per_sample_weights=ps, padding_idx=1).sum().backward()
+    pm = T(ps.detach(), requires_grad=True)
+    F.embedding_bag(T(idx), T(w), mode='sum', per_sample_weights=pm, padding_idx=1).sum().backward()
+    torch.testing.assert_close(N(pm.grad), ps.grad, equal_nan=True)
