@@ -104,7 +104,8 @@ class MaxDim(Function):
             raise IndexError(f"{cls.op}(): Expected reduction dim {dim} to have non-zero size.")
         idx = reduce_data('arg' + cls.op, x, (dim,) if x.ndim else (), True, dt.int64)
         vals = x.gather(dim, idx) if x.ndim else x.clone()
-        if not keepdim and x.ndim: vals, idx = vals.squeeze(dim), idx.squeeze(dim)
+        if not keepdim and x.ndim:   # fresh tensors, not views of the kept-dim result: `values.detach_()` is allowed
+            vals, idx = (Tensor._make(t.squeeze(dim)._data, t.dtype, t._device) for t in (vals, idx))
         ctx.dim, ctx.keepdim, ctx.shape, ctx.idx = dim, keepdim, x.shape, idx
         ctx.mark_non_differentiable(idx)
         return vals, idx

@@ -108,9 +108,11 @@ def _overwrite_node(name: str) -> type:
 def _make_inplace(name: str, fn: Callable, overlap_ok: bool = False) -> Callable:
     cast_first, arith, cmp = name in _CAST_FIRST, name in _CAST_COMPLEX, name in _CMP_INPLACE
     no_complex = name in ('abs_', 'absolute_')
+    logical = name in _LOGICAL_INPLACE
     def f(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
         if no_complex and self.dtype.is_complex:   # |z| is real: it cannot be written back into z (PyTorch's first check)
             raise RuntimeError("In-place abs is not supported for complex tensors.")
+        if logical: return _logical_inplace(self, name, fn, args, kwargs)
         if not overlap_ok:
             if _overlaps(self._data):
                 _check_inplace(self, *args)   # autograd's refusals come first, then the op's own (floor of complex)
@@ -133,6 +135,17 @@ def _own_checks(fn: Callable, self: Tensor, args: tuple, kwargs: dict) -> None:
     except NotImplementedError as e:
         if not str(e).startswith('"'): raise
     except Exception: pass   # noqa: BLE001 (shape and cast errors come after the overlap check)
+
+# The logical in-place ops are parsed strictly (`x.logical_and_(0.5)` is a TypeError) and autograd does not see them:
+# PyTorch lets them write into a leaf that requires grad, which keeps `requires_grad` and gets no history.
+_LOGICAL_INPLACE = {'logical_not_', 'logical_and_', 'logical_or_', 'logical_xor_'}
+
+def _logical_inplace(self: Tensor, name: str, fn: Callable, args: tuple, kwargs: dict) -> Tensor:
+    if args and not isinstance(args[0], Tensor):
+        raise TypeError(f"{name}(): argument 'other' (position 1) must be Tensor, not {type(args[0]).__name__}")
+    _check_overlap(self)
+    with _NoGrad(): new = fn(self, *args, **kwargs)
+    return _commit(self, new)
 
 # %% ../nbs/08cc_inplace_ops.ipynb #cf3bc78f
 # PyTorch checks the bitwise in-place ops' result type before any kernel runs, so `int_t &= 0.5`
