@@ -397,9 +397,23 @@ def _scan(op: str, x: Tensor, dim: int, out_dtype: dtype) -> Tensor:
     " complex<float>) and round each output once; a float32 running sum rounded every step drifts from it."
     bk = get_backend(x._device.type)
     acc = _CPU_ACC.get(out_dtype) if x._device.type == 'cpu' else None
+    if out_dtype.is_complex and op == 'cumprod' and x._device.type == 'cpu': return _cumprod_complex(x, dim, out_dtype)
     if acc is None: return Tensor._make(bk.cumulative(op, x._data, dim, out_dtype), out_dtype, x._device)
     w = x.to(acc)
     return Tensor._make(bk.cumulative(op, w._data, dim, acc), acc, x._device).to(out_dtype)
+
+def _cumprod_complex(x: Tensor, dim: int, out_dtype: dtype) -> Tensor:
+    "The running product starts from 1+0j and multiplies by the schoolbook formula (ac - bd, ad + bc): an inf in the"\
+    " first element already meets 0 * inf = NaN there, where numpy's scan copies the first element as it is."
+    v = np.moveaxis(x.detach().cpu().numpy().astype(np.complex128), dim, 0)
+    out = np.empty(v.shape, np.complex128)
+    ar, ai = np.ones(v.shape[1:]), np.zeros(v.shape[1:])
+    with np.errstate(all='ignore'):
+        for j in range(v.shape[0]):
+            br, bi = v[j].real, v[j].imag
+            ar, ai = ar * br - ai * bi, ar * bi + ai * br
+            out[j].real, out[j].imag = ar, ai
+    return tensor(np.ascontiguousarray(np.moveaxis(out, 0, dim)), device=x.device).to(out_dtype)
 
 class Cumsum(Function):
     "Inclusive running sum; the gradient is the reversed running sum of the gradient."

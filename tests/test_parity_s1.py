@@ -187,3 +187,15 @@ def test_median_of_empty_complex_refuses_autograd(f, shape):
 def test_trapezoid_of_empty_bool_is_zeros():
     t = torch.zeros(0, dtype=torch.bool)
     assert torch.equal(_torch(mt.trapezoid(_mt(t))).reshape(()), torch.trapezoid(t))
+
+
+@pytest.mark.parametrize('dtype', [torch.complex64, torch.complex128])
+def test_cumprod_complex_inf_nan_placement(dtype):
+    "torch's running product starts at 1+0j and multiplies by (ac - bd, ad + bc): an inf first element gives NaN."
+    import random
+    random.seed(1)
+    vals = [0, 1, -1, inf, -inf, nan, 2.5, 0.3]
+    for _ in range(100):
+        y = torch.tensor([[complex(random.choice(vals), random.choice(vals)) for _ in range(4)] for _ in range(3)]).to(dtype)
+        for d in (0, 1):
+            _same_nan_placement(_torch(mt.cumprod(_mt(y), d)), torch.cumprod(y, d))
