@@ -412,7 +412,7 @@ def _cumprod_complex(x: Tensor, dim: int, out_dtype: dtype) -> Tensor:
         for j in range(v.shape[0]):
             br, bi = v[j].real, v[j].imag
             ar, ai = ar * br - ai * bi, ar * bi + ai * br
-            out[j].real, out[j].imag = ar, ai
+            out.real[j], out.imag[j] = ar, ai
     return tensor(np.ascontiguousarray(np.moveaxis(out, 0, dim)), device=x.device).to(out_dtype)
 
 class Cumsum(Function):

@@ -199,3 +199,9 @@ def test_cumprod_complex_inf_nan_placement(dtype):
         y = torch.tensor([[complex(random.choice(vals), random.choice(vals)) for _ in range(4)] for _ in range(3)]).to(dtype)
         for d in (0, 1):
             _same_nan_placement(_torch(mt.cumprod(_mt(y), d)), torch.cumprod(y, d))
+
+
+def test_cumprod_complex_1d_and_empty():
+    for v in ([complex(inf, 1), 1 + 1j, 2 + 0j], [1 + 2j], []):
+        t = torch.tensor(v, dtype=torch.complex64)
+        _same_nan_placement(_torch(mt.cumprod(_mt(t), -1)), torch.cumprod(t, -1))
