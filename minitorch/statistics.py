@@ -159,8 +159,17 @@ if not hasattr(return_types, 'nanmedian'): return_types.nanmedian = _rtype('nanm
 def _even(input: Tensor, v: Tensor) -> Tensor:
     "`v` (a detached 0-d value) with the gradient spread evenly over the elements of `input` equal to it."
     mask = isnan(input.detach()) if bool(isnan(v)) else (input.detach() == v)
-    cnt = mask.sum()
-    return v + where(mask, input - input.detach(), 0.0).sum() / cnt
+    return _EvenSpread.apply(input, v, mask)
+
+class _EvenSpread(Function):
+    "The value `v` itself (an inf stays inf: no `x - x` in the graph); the gradient `g / count` at each copy of it."
+    @staticmethod
+    def forward(ctx, x, v, mask):
+        ctx.mask = mask
+        return v.detach().clone()
+    @staticmethod
+    def backward(ctx, g):
+        return where(ctx.mask, g / ctx.mask.sum(), 0.0), None, None
 
 def _check_median_dim(input: Tensor, dim: int | None) -> None:
     "PyTorch checks an empty reduction dim first (before the dtype), naming it wrapped and as `median()` for both."

@@ -205,3 +205,13 @@ def test_cumprod_complex_1d_and_empty():
     for v in ([complex(inf, 1), 1 + 1j, 2 + 0j], [1 + 2j], []):
         t = torch.tensor(v, dtype=torch.complex64)
         _same_nan_placement(_torch(mt.cumprod(_mt(t), -1)), torch.cumprod(t, -1))
+
+
+@pytest.mark.parametrize('f', ['median', 'nanmedian'])
+@pytest.mark.parametrize('v', [[inf], [-inf, 1.], [1., 2., 2., 3.], [nan, 1., nan], [2., 2., 2.]])
+def test_median_all_value_and_even_gradient(f, v):
+    "The value is the element itself (an inf is not turned into NaN by the gradient's bookkeeping); g / count at copies."
+    x = torch.tensor(v, requires_grad=True); r = getattr(torch, f)(x); r.backward()
+    m = mt.tensor(v, requires_grad=True); mr = getattr(mt, f)(m); mr.backward()
+    torch.testing.assert_close(_torch(mr).reshape(()), r.detach(), equal_nan=True)
+    torch.testing.assert_close(_torch(m.grad), x.grad)
