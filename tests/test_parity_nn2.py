@@ -174,3 +174,15 @@ def test_embedding_bag_padded_per_sample_weight_grad_zero():
     pm = T(ps.detach(), requires_grad=True)
     F.embedding_bag(T(idx), T(w), mode='sum', per_sample_weights=pm, padding_idx=1).sum().backward()
     torch.testing.assert_close(N(pm.grad), ps.grad, equal_nan=True)
+
+
+@pytest.mark.parametrize('causal', [False, True])
+@pytest.mark.parametrize('nd', [3, 4])
+def test_sdpa_nan_query_row(causal, nd):
+    "PyTorch's fused 4-d kernel gives a row of NaN scores zeros (its max is -inf); the 3-d math path gives NaN."
+    g = torch.Generator().manual_seed(0)
+    q, k, v = (torch.randn((1,) * (nd - 2) + (3, 2), dtype=torch.float64, generator=g) for _ in range(3))
+    q[..., 2, 0] = nan
+    y = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal)
+    ym = F.scaled_dot_product_attention(T(q), T(k), T(v), is_causal=causal)
+    torch.testing.assert_close(N(ym), y, equal_nan=True)
