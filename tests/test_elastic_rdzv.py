@@ -1,6 +1,7 @@
 """`--nnodes MIN:MAX` with a rendezvous, with real agents on one machine: the group forms with MAX agents at once,
 with MIN agents after the last call, fails (with a clear error, within the join timeout) when fewer than MIN join,
 and turns away an agent that comes after it formed."""
+import os
 import socket
 import subprocess
 import sys
@@ -18,11 +19,12 @@ def free_port():
         s.bind(("127.0.0.1", 0)); return s.getsockname()[1]
 
 
-def agent(port, nnodes, conf, *extra):
+def agent(port, nnodes, conf, *extra, env=None):
     return subprocess.Popen([sys.executable, "-m", "minitorch.distributed.elastic", "--nnodes", nnodes,
                              "--rdzv-endpoint", f"127.0.0.1:{port}", "--rdzv-conf", conf, *extra,
                              "--nproc-per-node", "1", "--timeout", "60", str(SCRIPT)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=None if env is None else {**os.environ, **env})
 
 
 def finish(procs, timeout=120):
@@ -66,9 +68,12 @@ def test_too_few_nodes_time_out():
     assert "world" not in out and time.monotonic() - t0 < 30
 
 
-def test_late_agent_is_turned_away():
-    port = free_port()
-    first = [agent(port, "1:2", "join_timeout=60,last_call_timeout=0", "--monitor-interval", "0")]
+def test_late_agent_is_turned_away(tmp_path):
+    port, release = free_port(), tmp_path / "release"
+    # the first group's job holds until the late agent is done: were it to end first, the host would close its
+    # socket and the late agent would find no one to turn it away (it would host a group of its own)
+    first = [agent(port, "1:2", "join_timeout=60,last_call_timeout=0", "--monitor-interval", "0",
+                   env={"RDZV_HOLD_UNTIL": str(release)})]
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:               # wait until the host formed the group (a 1-node group at once)
         with socket.socket() as s:
@@ -76,7 +81,9 @@ def test_late_agent_is_turned_away():
         time.sleep(0.1)
     time.sleep(1.0)
     late = agent(port, "1:2", "join_timeout=10,last_call_timeout=0")
-    (c1, o1, e1), (c2, o2, e2) = finish(first + [late])
+    (c2, o2, e2), = finish([late])
+    release.touch()
+    (c1, o1, e1), = finish(first)
     assert c1 == 0 and "rank 0 of world 1" in o1, e1
     assert c2 != 0 and "is closed: the group already formed with 1 nodes" in e2, e2
 
