@@ -18,6 +18,7 @@ from . import functional as F
 from .modules import Module, _ConvNd, _BatchNorm
 from . import _ConvTransposeNd, _InstanceNorm
 from .pooling import _AdaptivePool, _MaxPoolNd
+from .pool_ops import _int_args
 from ..api_compat import _publish
 
 # %% ../../nbs/12i_three_d.ipynb #bca38b55
@@ -35,10 +36,10 @@ def _planes(x: Tensor) -> Tensor:
     N, C, D, H, W = x.shape
     return x.permute(0, 2, 1, 3, 4).reshape(N * D, C, H, W)
 
-def _unplanes(y: Tensor, N: int) -> Tensor:
-    "Back from `(N·D, C, H, W)` to `(N, C, D, H, W)`."
-    ND, C, H, W = y.shape
-    return y.reshape(N, ND // N, C, H, W).permute(0, 2, 1, 3, 4)
+def _unplanes(y: Tensor, N: int, D: int) -> Tensor:
+    "Back from `(N·D, C, H, W)` to `(N, C, D, H, W)` (both sizes given: an empty batch has no `N·D // N`)."
+    _, C, H, W = y.shape
+    return y.reshape(N, D, C, H, W).permute(0, 2, 1, 3, 4)
 
 # %% ../../nbs/12i_three_d.ipynb #b6c9ee59
 def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: int | tuple = 1,
@@ -82,7 +83,7 @@ def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: in
         y = F.conv2d(_planes(x[:, :, start:start + s[0] * (od - 1) + 1:s[0]]), weight[:, :, t], None,
                      s[1:], p[1:], d[1:], groups)
         out = y if out is None else out + y
-    out = _unplanes(out, N)
+    out = _unplanes(out, N, od)
     if bias is not None and C: out = out + bias.reshape(1, O, 1, 1, 1)   # no input channels: no output channels
     return out.squeeze(0) if unbatched else out
 
@@ -96,6 +97,9 @@ def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
     if C != Ci:
         raise RuntimeError(f"Given transposed=1, weight of size {list(weight.shape)}, expected input"
                            f"{list(x.shape)} to have {Ci} channels, but got {C} channels instead")
+    if x.numel() and not (x.dtype.is_floating_point or x.dtype.is_complex or x.dtype is minitorch.int64):
+        raise NotImplementedError(f"\"slow_conv_transpose3d_out_cpu\" not implemented for "
+                                  f"'{minitorch.ops.torch_name(x.dtype)}'")
     s, p, op, d = _triple(stride), _triple(padding), _triple(output_padding), _triple(dilation)
     for o_, s_, d_ in zip(op, s, d):
         if o_ >= s_ and o_ >= d_:
@@ -105,7 +109,7 @@ def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
     planes, out = _planes(x), None
     for t in range(kd):
         y = F.conv_transpose2d(planes, weight[:, :, t], None, s[1:], p[1:], op[1:], groups, d[1:])
-        y = _unplanes(y, N)                                        # (N, O, D, Ho, Wo)
+        y = _unplanes(y, N, D)                                      # (N, O, D, Ho, Wo)
         if s[0] > 1:                                               # slice i lands at depth i·s: zeros between
             z = minitorch.zeros((*y.shape[:3], s[0] - 1, *y.shape[3:]), dtype=y.dtype, device=y.device)
             y = minitorch.cat([y.unsqueeze(3), z], 3).reshape(*y.shape[:2], D * s[0], *y.shape[3:])
@@ -159,6 +163,9 @@ def _stride3(stride: Any, kernel: tuple) -> tuple:
 def max_pool3d(input: Tensor, kernel_size: int | tuple, stride: int | tuple | None = None, padding: int | tuple = 0,
                dilation: int | tuple = 1, ceil_mode: bool = False, return_indices: bool = False) -> Tensor:
     "Max over each 3-D window: the max over `(H, W)` windows, then over depth windows (max is separable)."
+    from minitorch.nn.pooling import _check_int_args      # PyTorch's argument parser, before the tensor is read
+    _check_int_args('max_pool3d', ('kernel_size', 2, kernel_size), ('stride', 3, stride), ('padding', 4, padding),
+                    ('dilation', 5, dilation))
     _pool_input('max_pool3d', input)
     if return_indices: return max_pool3d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
     k, p, d = _triple(kernel_size), _triple(padding), _triple(dilation)
@@ -166,6 +173,7 @@ def max_pool3d(input: Tensor, kernel_size: int | tuple, stride: int | tuple | No
     return _separable(input, lambda v: F.max_pool2d(v, k[1:], s[1:], p[1:], d[1:], ceil_mode),
                       lambda v: F.max_pool1d(v, k[0], s[0], p[0], d[0], ceil_mode))
 
+@_int_args('avg_pool3d', 'kernel_size', 'stride', 'padding')
 def avg_pool3d(input: Tensor, kernel_size: int | tuple, stride: int | tuple | None = None, padding: int | tuple = 0,
                ceil_mode: bool = False, count_include_pad: bool = True, divisor_override: int | None = None) -> Tensor:
     "Mean over each 3-D window: a window's count of cells is the product of its counts along each axis."
@@ -346,6 +354,8 @@ def lp_pool3d(input: Tensor, norm_type: float, kernel_size: Any, stride: Any = N
     "$(\\sum_{window} x^p)^{1/p}$ over windows of `(N, C, D, H, W)`."
     if norm_type == math.inf: return max_pool3d(input.abs(), kernel_size, stride, 0, 1, ceil_mode)
     if norm_type == -math.inf: return -max_pool3d(-input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+    from minitorch.nn.pooling import _check_int_args      # what PyTorch's positional `avg_pool3d` call reports
+    _check_int_args('avg_pool3d', ('kernel_size', 2, kernel_size), ('stride', 3, stride))
     kd, kh, kw = _triple(kernel_size)
     return _lp_finish(avg_pool3d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode), kd * kh * kw, norm_type)
 
