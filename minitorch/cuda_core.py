@@ -165,14 +165,50 @@ def _store_wrapping(name: str) -> Callable:
     return store
 
 
+# A float stored into an integer follows PyTorch's CPU (the x86 conversion): int64 and uint8 go through int64,
+# the other narrow ints through int32; NaN, inf and out-of-range values become that type's minimum, then the low
+# bits are kept (int32(3e10) = INT32_MIN, int16(3e10) = 0). A GPU would saturate instead; we match the CPU.
+_I64_MIN, _I32_MIN = -(1 << 63), -(1 << 31)
+
+@register_jitable
+def _f2i64(v: Any) -> int:
+    if v != v or v >= 9.223372036854775808e18 or v < -9.223372036854775808e18: return _I64_MIN
+    return int(v)
+
+@register_jitable
+def _f2i32(v: Any) -> int:
+    if v != v or v >= 2147483648.0 or v < -2147483648.0: return _I32_MIN
+    return int(v)
+
+
+@functools.lru_cache(maxsize=None)
+def _store_float_to_int(name: str, from_complex: bool) -> Callable:
+    "Store a float (or a complex's real part) into integer storage `name` as PyTorch's CPU casts it."
+    bits = np.dtype(name).itemsize * 8
+    mask, half, signed = (1 << bits) - 1, 1 << (bits - 1), name.startswith("int")
+    wide = name in ("int64", "uint8")
+
+    @register_jitable
+    def store(s: Any, pos: int, v: Any) -> None:
+        x = v.real if from_complex else v
+        w = _f2i64(x) if wide else _f2i32(x)
+        if bits < 64:
+            w = w & mask
+            if signed and w >= half: w -= mask + 1
+        s[pos] = w
+    return store
+
+
 def storer(name: str, from_complex: bool = False, from_int: bool = False) -> Callable:
     "The device function that stores a computed value into a storage of numpy dtype `name`."
     if name == "float16": return _store_f16_real if from_complex else _store_f16
     if name == "bfloat16": return _store_bf16_real if from_complex else _store_bf16
     if name == "bool": return _store_bool
+    if _category(name) == "int" and not from_int and name not in ("uint32", "uint64"):
+        return _store_float_to_int(name, from_complex)
     if from_complex and not name.startswith("complex"): return _store_real
     if _category(name) == "int" and np.dtype(name).itemsize < 8 and (from_int or SIMULATOR):
-        return _store_wrapping(name)   # (floats: out of range is undefined; the simulator would raise)
+        return _store_wrapping(name)   # (uint32 from floats: out of range is undefined; the simulator would raise)
     return _store_native
 
 # %% ../nbs/13_cuda.ipynb #0e20b4e8

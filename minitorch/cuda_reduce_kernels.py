@@ -310,7 +310,7 @@ def _partials_kernel(op: str, in_name: str, threads: int) -> Any:
 def _final_kernel(op: str, in_name: str, out_name: str, threads: int) -> Any:
     "Second pass: block `row` folds the partials of its row and stores the result (the index for argmax/argmin)."
     acc, load, to_acc, combine, block_tree = _reduce_helpers(op, in_name, threads)
-    store = storer(out_name, _category(reduce_acc(op, in_name)) == "complex")
+    store = storer(out_name, _category(reduce_acc(op, in_name)) == "complex", _category(reduce_acc(op, in_name)) == "int")
     is_arg, identity = op in ("argmax", "argmin"), _IDENTITY[op]
 
     @cuda.jit
@@ -341,7 +341,7 @@ def _final_kernel(op: str, in_name: str, out_name: str, threads: int) -> Any:
 def _per_row_kernel(op: str, in_name: str, out_name: str, threads: int) -> Any:
     "One thread per row, folding the whole row in registers: for many short rows."
     acc, load, to_acc, combine, block_tree = _reduce_helpers(op, in_name, threads)
-    store = storer(out_name, _category(reduce_acc(op, in_name)) == "complex")
+    store = storer(out_name, _category(reduce_acc(op, in_name)) == "complex", _category(reduce_acc(op, in_name)) == "int")
     is_arg, identity = op in ("argmax", "argmin"), _IDENTITY[op]
 
     @cuda.jit
