@@ -331,6 +331,9 @@ def local_response_norm(input, size: int, alpha: float = 1e-4, beta: float = 0.7
         raise ValueError(f"Expected 3D or higher dimensionality input (got {dim} dimensions)")
     if input.numel() == 0:
         return input
+    if dim > 3 and input.device.type == 'cpu' and input.dtype in (minitorch.float16, minitorch.bfloat16):
+        # PyTorch pools a 4-d or larger input with avg_pool3d, which has no half kernel on the CPU
+        raise NotImplementedError(f"\"avg_pool3d_out_frame\" not implemented for '{minitorch.ops.torch_name(input.dtype)}'")
     sizes = tuple(input.shape)
     div = (input * input).reshape(sizes[0], 1, sizes[1], -1)
     div = F.pad(div, (0, 0, size // 2, (size - 1) // 2))
@@ -431,11 +434,16 @@ def multi_margin_loss(input, target, p: int = 1, margin: float = 1.0, weight=Non
     if weight is not None and weight.numel() != c:
         raise RuntimeError(f"inconsistent weight size, expected {c} but got {list(weight.shape)}")
     if n == 0:   # an empty batch never reaches PyTorch's kernel (nor its dtype check); its sum/mean is unset memory there
+        if x.dtype.is_complex and minitorch.is_grad_enabled() and (x.requires_grad or weight is not None and weight.requires_grad):
+            raise RuntimeError("multi_margin_loss does not support automatic differentiation for outputs with complex dtype.")
         out = x[:, 0].clone()
         return out if reduction == 'none' else out.sum().to(x.dtype)
     if input.dtype not in (minitorch.float32, minitorch.float64):
         from minitorch.pointwise import torch_name
         raise NotImplementedError(f'"multi_margin_loss_cpu_kernel" not implemented for \'{torch_name(input.dtype)}\'')
+    if weight is not None and weight.dtype is not input.dtype:   # the kernel reads the weights as the input's type
+        from minitorch.pointwise import torch_name
+        raise RuntimeError(f"expected scalar type {torch_name(input.dtype)} but found {torch_name(weight.dtype)}")
     if n and not (0 <= int(y.min()) and int(y.max()) < c):
         raise RuntimeError("target out of range")
     # PyTorch's kernel adds a term only where z > 0, so NaN terms are skipped, as is the target's own column

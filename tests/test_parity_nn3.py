@@ -43,3 +43,42 @@ def test_lp_pool3d_int_arg_errors(args):
     x = torch.randn(1, 2, 4, 4, 4)
     got = _err(lambda: MF.lp_pool3d(minitorch.tensor(x.numpy()), 2, *args))
     assert got is not None and got == _err(lambda: TF.lp_pool3d(x, 2, *args))
+
+
+def _pair(f, *ts, **kw):
+    "f applied to torch tensors and to their minitorch copies: (minitorch outcome, torch outcome) as (class, text)."
+    cv = lambda t: minitorch.tensor(t.detach().numpy(), requires_grad=t.requires_grad) if isinstance(t, torch.Tensor) else t
+    ms, mkw = [cv(t) for t in ts], {k: cv(v) for k, v in kw.items()}
+    return _err(lambda: getattr(MF, f)(*ms, **mkw)), _err(lambda: getattr(TF, f)(*ts, **kw))
+
+
+@pytest.mark.parametrize('training', [True, False])
+@pytest.mark.parametrize('layout', ['expanded', 'transposed'])
+def test_batch_norm_complex_strided_error(training, layout):
+    x = (torch.ones(1, 2, dtype=torch.complex128).expand(3, 2) if layout == 'expanded'
+         else torch.ones(2, 3, dtype=torch.complex128).t())
+    mx = minitorch.tensor(x.contiguous().numpy())
+    mx = mx[:1].expand(3, 2) if layout == 'expanded' else minitorch.tensor(x.t().contiguous().numpy()).t()
+    st = lambda lib, v: lib.full((2,), v, dtype=getattr(lib, 'complex128'))
+    got = _err(lambda: MF.batch_norm(mx, st(minitorch, 0), st(minitorch, 1), training=training))
+    want = _err(lambda: TF.batch_norm(x, st(torch, 0), st(torch, 1), training=training))
+    assert want is not None and got == want
+
+
+@pytest.mark.parametrize('dt', ['bfloat16', 'float16'])
+@pytest.mark.parametrize('shape', [(2, 4, 3), (2, 4, 2, 3), (2, 4, 2, 3, 2)])
+def test_local_response_norm_half_cpu(dt, shape):
+    x = torch.rand(shape).to(getattr(torch, dt))
+    mx = minitorch.tensor(x.float().numpy()).to(getattr(minitorch, dt))
+    got = _err(lambda: MF.local_response_norm(mx, 2))
+    assert got == _err(lambda: TF.local_response_norm(x, 2))
+
+
+def test_multi_margin_loss_complex_and_weight_dtype():
+    empty = torch.ones(0, 4, dtype=torch.complex128, requires_grad=True)
+    got, want = _pair('multi_margin_loss', empty, torch.zeros(0, dtype=torch.long))
+    assert want is not None and got == want
+    x, t = torch.rand(3, 4), torch.tensor([0, 1, 2])
+    for w in (torch.ones(4, dtype=torch.complex128), torch.ones(4, dtype=torch.float64)):
+        got, want = _pair('multi_margin_loss', x, t, weight=w)
+        assert want is not None and got == want

@@ -150,7 +150,8 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         if weight is not None: out = out * weight[0]
         if bias is not None: out = out + bias[0]
         return out
-    if not training or input.is_contiguous():   # (a strided input in training takes the mean() road: its error first)
+    if not training or input.is_contiguous() or input.dtype.is_complex:   # (a strided input in training takes the
+                                                                          # mean() road: its error first; complex has none)
         _norm_kernel_check(input, 'batch_norm')
     if training:
         dims = (0,) + tuple(range(2, input.ndim))
