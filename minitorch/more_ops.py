@@ -299,14 +299,17 @@ from .inplace_graph import _overlaps
 def _swap(f: Any) -> Any:
     "An in-place variant: compute `f(self, ...)` and copy the result into `self`."
     def g(self, *a, **k):
-        if _overlaps(self._data) and not (f is float_power and self.dtype not in (dt.float64, dt.complex128)):
-            return _swap_expanded(f, self, *a, **k)   # (float_power_'s dtype error comes first)
+        if not (f is float_power and self.dtype not in (dt.float64, dt.complex128)):
+            from minitorch.inplace_graph import _check_inplace
+            _check_inplace(self, *a)   # autograd's leaf/view checks come before any kernel's own checks
         if f is addmm and len(a) >= 2 and isinstance(a[0], Tensor) and isinstance(a[1], Tensor):
-            _addmm_dtypes(self, a[0], a[1])   # PyTorch's addmm_ wants one dtype before its kernel's Bool check
+            _addmm_dtypes(self, a[0], a[1])   # PyTorch's addmm_ checks dtypes, shapes, then its kernel's Bool: all
+        if _overlaps(self._data) and not (f is float_power and self.dtype not in (dt.float64, dt.complex128)):
+            return _swap_expanded(f, self, *a, **k)   # before the overlap (float_power_'s dtype error comes first)
         if a and f in _CAST_BEFORE:   # TensorIterator checks the output's dtype before any kernel runs
             from minitorch.views import _check_cast
             _check_cast(self, a[0])   # (`bool.hypot_(uint8)`: Byte can't be cast to Bool, not hypot's missing kernel)
-        r = f(self, *a, **k)
+        r = _nan_to_num_c(self, *a, **k) if f is nan_to_num and self.dtype.is_complex and self.requires_grad else f(self, *a, **k)
         if f is float_power and self.dtype not in (dt.float64, dt.complex128):
             raise RuntimeError(f"the base given to float_power_ has dtype {torch_name(self.dtype)} but the operation's result requires dtype {torch_name(r.dtype)}")
         if not dt.can_cast(r.dtype, self.dtype):
@@ -318,10 +321,17 @@ def _swap(f: Any) -> Any:
     return g
 
 def _addmm_dtypes(self: Tensor, mat1: Tensor, mat2: Tensor) -> None:
-    "`addmm_`'s dtype rules: self and mat2 first, then mat1 and mat2, then the kernel (no Bool)."
+    "`addmm_`'s checks: self and mat2's dtypes, mat1 and mat2's, the shapes (self is not broadcast), then the kernel (no Bool)."
     for a, b, name in ((self, mat2, 'self'), (mat1, mat2, 'mat1')):
         if a.dtype is not b.dtype:
             raise RuntimeError(f"{name} and mat2 must have the same dtype, but got {torch_name(a.dtype)} and {torch_name(b.dtype)}")
+    for m, name in ((mat1, 'mat1'), (mat2, 'mat2')):
+        if m.dim() != 2: raise RuntimeError(f"{name} must be a matrix, got {m.dim()}-D tensor")
+    if mat1.shape[1] != mat2.shape[0]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({mat1.shape[0]}x{mat1.shape[1]} and {mat2.shape[0]}x{mat2.shape[1]})")
+    if tuple(self.shape) != (mat1.shape[0], mat2.shape[1]):   # in place, self is not broadcast
+        raise RuntimeError(f"Bad in-place call: input tensor size {list(self.shape)} and output tensor size "
+                           f"{[mat1.shape[0], mat2.shape[1]]} should match")
     if self.dtype is dt.bool: raise NotImplementedError("\"addmm_impl_cpu_\" not implemented for 'Bool'")
 
 # Into an expanded view: PyTorch's kernels refuse it (after autograd's checks, before any dtype check: `frac_` of an
@@ -332,8 +342,46 @@ def _swap_expanded(f: Any, self: Tensor, *a: Any, **k: Any) -> Tensor:
     if f is index_fill:
         _warn_overlap(self, 'index_fill_')
         return inplace(self, f, *a, **k)
-    _check_inplace(self, *a)
+    if not _check_inplace(self, *a) and f is baddbmm and _bmm_size(self, *a) is not None:
+        if self.dtype is dt.bool:   # the small kernel's dtype error, else the big path's addmm
+            raise NotImplementedError(f'"{"baddbmm" if _bmm_size(self, *a) < 400 else "addmm_impl_cpu_"}" not implemented for \'Bool\'')
+        if _bmm_size(self, *a) < 400:
+            f(self, *a, **k)                   # (its shape errors)
+            return _baddbmm_loop(self, *a, **k)
+    if f is nan_to_num and not (self.dtype.is_floating_point or self.dtype.is_complex):
+        self._vbox[0] += 1                     # an integer nan_to_num_ copies self onto itself: no overlap check
+        return self
     raise RuntimeError(_OVERLAP)
+
+# Only the out-of-place complex nan_to_num refuses autograd: nan_to_num_'s NanToNumBackward0 is g * isfinite(self).
+def _nan_to_num_c(self: Tensor, *a: Any, **k: Any) -> Tensor:
+    from minitorch.autograd import no_grad
+    with no_grad(): v = nan_to_num(self.detach(), *a, **k)
+    return where(isfinite(self), self, v)
+
+# PyTorch's cpu baddbmm_ has no overlap check when k*n*m < 400: its small kernel loops over b, i, j in order and
+# writes r[b,i,j] = r[b,i,j]*beta + alpha*sum_k straight into self's memory, so later elements read earlier writes.
+def _bmm_size(self: Tensor, *a: Any) -> int | None:
+    "k*n*m for a cpu baddbmm_ of 3-D operands of one dtype, else None."
+    ok = (self._device.type == 'cpu' and type(self._data.storage) is np.ndarray and len(a) >= 2
+          and builtins.all(isinstance(t, Tensor) and t.dim() == 3 and t.dtype is self.dtype for t in (self, *a[:2])))
+    return a[0].shape[2] * self.shape[1] * self.shape[2] if ok else None
+
+def _baddbmm_loop(self: Tensor, b1: Tensor, b2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    import itertools
+    from minitorch.backends import to_numpy
+    d, s = self._data, self._data.storage
+    x, y = np.array(to_numpy(b1._data)), np.array(to_numpy(b2._data))
+    acc_t = np.float32 if self.dtype in (dt.float16, dt.bfloat16) else s.dtype.type   # (half's opmath is float)
+    al, be = acc_t(alpha), acc_t(beta)
+    with np.errstate(all='ignore'):
+        for b, i, j in itertools.product(*map(range, d.shape)):
+            acc = acc_t(0)
+            for kk in range(x.shape[2]): acc = acc + acc_t(x[b, i, kk]) * acc_t(y[b, kk, j])
+            p = d.offset + b * d.strides[0] + i * d.strides[1] + j * d.strides[2]
+            s[p] = al * acc if be == 0 else acc_t(s[p]) * be + al * acc   # (beta == 0 ignores r, NaN included)
+    self._vbox[0] += 1
+    return self
 
 _CAST_BEFORE = {xlogy, hypot, copysign, fmax, fmin, logaddexp, logaddexp2}
 
@@ -358,10 +406,9 @@ def sum_to_size(self: Tensor, *size: Any) -> Tensor:
     if not size: return self.sum()                         # torch's sum_to: an empty size is always a full sum
     lead = self.dim() - len(size)
     ok = lead >= 0 and builtins.all(s == t or s == 1 for s, t in zip(size, self.shape[lead:]))
-    if not ok: raise RuntimeError(f"size {{{', '.join(map(str, size))}}} is not expandable to size {{{', '.join(map(str, self.shape))}}}.")
-    r = self.sum(tuple(range(lead))) if lead else self
-    dims = tuple(i for i, (s, t) in enumerate(zip(size, r.shape)) if s == 1 and t != 1)
-    return r.sum(dims, keepdim=True) if dims else r
+    if not ok: raise RuntimeError(f"size {{{list(size)}}} is not expandable to size {{{list(self.shape)}}}.")
+    from minitorch.pointwise import sum_to_shape   # torch's sum_to: ONE sum over every reduced dim (float16 rounds once)
+    return sum_to_shape(self, size)
 
 @patch
 def ndimension(self: Tensor) -> int:

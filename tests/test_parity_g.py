@@ -1,0 +1,104 @@
+"Issue 12 parity: the in-place swap path (addmm_, baddbmm_, frac_, nan_to_num_, ...) and sum_to_size, against torch."
+import numpy as np
+import pytest
+import torch
+import minitorch as mt
+
+
+def _err(fn):
+    "Run fn(torch) and fn(minitorch): both must raise the same class with the same message, or both succeed."
+    out = []
+    for L in (torch, mt):
+        try: fn(L); out.append(None)
+        except Exception as e: out.append((type(e), str(e)))
+    assert out[0] == out[1], out
+    return out[0]
+
+
+def test_sum_to_size_one_sum_float16():
+    rng = np.random.default_rng(0)
+    for shape, size in [((2, 3, 4), (3, 1)), ((3, 1, 3), (1, 1)), ((4, 5, 6), (1, 5, 1)), ((2, 3), (2, 3))]:
+        a = rng.standard_normal(shape).astype(np.float16)
+        want = torch.tensor(a).sum_to_size(size)
+        got = mt.tensor(a).sum_to_size(size)
+        assert tuple(got.shape) == tuple(want.shape) and got.dtype is mt.float16
+        np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+def test_sum_to_size_errors():
+    _err(lambda L: L.ones(2, 3).sum_to_size(4, 3))
+    _err(lambda L: L.ones(2, 3).sum_to_size(2, 3, 1))
+
+
+@pytest.mark.parametrize("dtn", ['float32', 'float64', 'float16', 'complex64', 'complex128', 'int64', 'int8', 'uint8'])
+def test_baddbmm_inplace_expanded_small_kernel(dtn):
+    rng = np.random.default_rng(1)
+    for (B, n, m, k), ex in [((3, 3, 2, 2), (3, 1, 2)), ((2, 4, 3, 5), (1, 4, 3)), ((2, 3, 4, 6), (2, 1, 1)),
+                             ((4, 4, 5, 2), (1, 4, 1))]:
+        for beta, alpha in [(1, 1), (0, 2), (2, 1)]:
+            a, a1, a2 = (rng.standard_normal(s) * 3 for s in ((B, n, m), (B, n, k), (B, k, m)))
+            if 'complex' in dtn: a, a1, a2 = a + 1j * a, a1 + 1j, a2 - 0.5j
+            sl = tuple(slice(0, 1) if e == 1 else slice(None) for e in ex)
+            res = []
+            for L in (torch, mt):
+                d = getattr(L, dtn)
+                base = L.tensor(a[sl].copy()).to(d)
+                r = base.expand(B, n, m).baddbmm_(L.tensor(a1).to(d), L.tensor(a2).to(d), beta=beta, alpha=alpha)
+                assert r.dtype is d and tuple(r.shape) == (B, n, m)
+                res.append(base.to(L.complex128 if 'complex' in dtn else L.float64).numpy())
+            np.testing.assert_array_equal(res[1], res[0])   # the same loop: bit-exact
+
+
+def test_baddbmm_inplace_expanded_errors():
+    for dtn in ('float32', 'bool'):
+        for n, m, k in [(10, 10, 4), (10, 10, 3)]:   # k*n*m >= 400: the overlap error; below: the small kernel
+            _err(lambda L: L.ones(1, 1, m, dtype=getattr(L, dtn)).expand(2, n, m).baddbmm_(
+                L.ones(2, n, k, dtype=getattr(L, dtn)), L.ones(2, k, m, dtype=getattr(L, dtn))))
+
+
+def test_addmm_inplace_check_order():
+    B, I = 'bool', 'int32'
+    cases = [((3,), B, (2, 3), B, (3, 4), B), ((1, 4), B, (2, 3), B, (3, 4), B), ((2, 3, 4), B, (2, 3), B, (3, 4), B),
+             ((1, 4), 'float32', (2, 3), 'float32', (3, 4), 'float32'), ((3,), B, (2, 3), I, (3, 4), I),
+             ((3,), B, (2, 2), B, (3, 4), B), ((3,), B, (3,), B, (3, 4), B), ((3,), 'float32', (2, 3), 'float32', (3,), 'float32'),
+             ((2, 4), B, (2, 3), B, (3, 4), B)]
+    for s, sd, m1, d1, m2, d2 in cases:
+        _err(lambda L: L.ones(*s, dtype=getattr(L, sd)).addmm_(L.ones(*m1, dtype=getattr(L, d1)), L.ones(*m2, dtype=getattr(L, d2))))
+    _err(lambda L: L.ones(4, dtype=L.bool).expand(2, 4).addmm_(L.ones(2, 3, dtype=L.bool), L.ones(3, 4, dtype=L.bool)))
+    _err(lambda L: L.ones(4).expand(2, 4).addmm_(L.ones(2, 3), L.ones(3, 4)))
+
+
+def test_inplace_leaf_check_first():
+    leaf = lambda L, *s, d=None: L.ones(*s, dtype=d or L.float32).requires_grad_()
+    _err(lambda L: L.ones(0, dtype=L.complex64).requires_grad_().frac_())
+    _err(lambda L: leaf(L, 2, 4).addmm_(L.ones(2, 3, dtype=L.float64), L.ones(3, 4)))
+    _err(lambda L: leaf(L, 3).hypot_(L.ones(3, dtype=L.complex64)))
+    _err(lambda L: leaf(L, 3).lerp_(L.ones(2), 0.5))
+    _err(lambda L: leaf(L, 3).index_copy_(0, L.tensor([0]), L.ones(2, 2)))
+    _err(lambda L: leaf(L, 3).float_power_(L.ones(3)))   # (float_power_'s dtype error comes before autograd's)
+
+
+@pytest.mark.parametrize("dtn", ['int32', 'bool', 'uint8', 'int64'])
+def test_nan_to_num_inplace_expanded_int(dtn):
+    res = []
+    for L in (torch, mt):
+        base = L.ones(1, dtype=getattr(L, dtn))
+        x = base.expand(3)
+        assert x.nan_to_num_(neginf=-100.0) is x
+        res.append(x.tolist())
+    assert res[0] == res[1]
+    _err(lambda L: L.ones(1).expand(3).nan_to_num_())   # a float one still refuses
+
+
+def test_nan_to_num_inplace_complex_grad():
+    vals = [1 + 1j, complex(float('nan'), 2), complex(float('inf'), 1), complex(2, float('-inf'))]
+    out = []
+    for L in (torch, mt):
+        x = L.tensor(vals, requires_grad=True)
+        y = x * 1
+        y.nan_to_num_(posinf=5.0)
+        (y * L.tensor([1 + 2j, 3, 4j, 1 - 1j])).real.sum().backward()
+        out.append((y.detach().numpy(), x.grad.numpy()))
+    np.testing.assert_array_equal(out[1][0], out[0][0])
+    np.testing.assert_allclose(out[1][1], out[0][1])
+    _err(lambda L: L.nan_to_num(L.tensor(vals, requires_grad=True)))   # the out-of-place one refuses
