@@ -147,6 +147,42 @@ REDUCE_OPS: dict[str, Callable] = {
     'argmin': np.argmin, 'any': np.any, 'all': np.all,
 }
 
+# %% ../nbs/05_backends.ipynb #a605c7e5
+def _vector_bytes() -> int:
+    "The SIMD width PyTorch's CPU kernels use here: 64 bytes with AVX-512 (its default where the CPU has it), else 32."
+    try: from numpy._core._multiarray_umath import __cpu_features__ as f
+    except ImportError: return 32
+    return 64 if f.get('AVX512F') else 32
+
+_CPU_VECTOR_BYTES = _vector_bytes()
+
+def _simd_block(itemsize: int) -> int:
+    "Elements PyTorch's vectorized loop handles per step (two vectors); a contiguous tail shorter than it runs scalar code."
+    return 2 * _CPU_VECTOR_BYTES // itemsize
+
+def _vector_read(v: np.ndarray, k: int) -> Any:
+    "The first `k` elements as PyTorch's vector loop reads them: a contiguous run, or one value (stride 0); else None."
+    if v.flags.c_contiguous: return v.reshape(-1)[:k]
+    return v.flat[0] if not any(v.strides) else None
+
+def _cmul(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    "PyTorch's complex product: its vector loop rounds each step of (ac - bd) + (ad + bc)i, its scalar tail fuses (as numpy)."
+    out = np.multiply(x, y)
+    k = out.size // _simd_block(out.itemsize) * _simd_block(out.itemsize)
+    if k == 0: return out
+    r, x, y = out, np.asarray(x), np.asarray(y)
+    if not r.flags.c_contiguous and r.ndim == x.ndim == y.ndim:   # a permuted layout: PyTorch's loop runs in memory order
+        order = np.argsort([-s for s in r.strides], kind='stable')
+        r, x, y = r.transpose(order), x.transpose(order), y.transpose(order)
+    xs, ys = _vector_read(x, k), _vector_read(y, k)
+    if xs is None or ys is None or not r.flags.c_contiguous: return out     # strided: PyTorch's scalar loop, as numpy's
+    v = r.reshape(-1)
+    with np.errstate(all='ignore'):
+        v.real[:k] = xs.real * ys.real - xs.imag * ys.imag
+        v.imag[:k] = xs.real * ys.imag + xs.imag * ys.real
+    return out
+
+
 # %% ../nbs/05_backends.ipynb #399927cc
 @functools.lru_cache(maxsize=4096)
 def _contiguous_strides(shape: tuple) -> tuple:
@@ -317,6 +353,7 @@ class NumpyBackend(Backend):
         x, y = _load(a, op), _load(b, op)
         if out_dtype.is_complex and (op == 'add' or op == 'sub'):   # PyTorch: a + alpha*b, alpha = ±1+0j
             return from_numpy(x + x.dtype.type(1 if op == 'add' else -1) * y, out_dtype)   # (signed zeros, inf)
+        if op == 'mul' and out_dtype.is_complex: return from_numpy(_cmul(x, y), out_dtype)
         if op == 'floor_divide' and a.storage.dtype in _HALF_NP:
             return from_numpy(_np_floor_divide_half(x, y, a.storage.dtype), out_dtype)
         return from_numpy(ZIP_OPS[op](x, y), out_dtype)

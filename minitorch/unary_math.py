@@ -205,7 +205,8 @@ def sgn(input: Tensor, *, out: Any = None) -> Tensor:
     if input.dtype is dt.complex32: return sgn(input.to(dt.complex64)).to(dt.complex32)   # no complex32 `/`
     # PyTorch's CPU kernel runs blocks of 2 SIMD vectors (8 complex128s, 16 complex64s) dividing each part by |z|
     # (`(inf+1j).sgn()` is nan+0j there) and the leftover tail with the complex division z/(|z|+0j) (nan+nanj).
-    n, b = input.numel(), 8 if input.dtype is dt.complex128 else 16
+    from .backends import _simd_block   # (8 complex128s, 16 complex64s with AVX-512; half as many with AVX2)
+    n, b = input.numel(), _simd_block(input.dtype.itemsize)
     k = n // b * b
     if k == 0 or k == n: return _sgn_part(input, k == n)
     from .join_index import cat

@@ -133,3 +133,33 @@ def test_zero_dim_cpu_leaf_gets_its_grad_on_cpu(order):
     assert x.grad.shape == () and float(x.grad) == 6.0
     (x + y).sum().backward()                      # the second gradient adds into the CPU one
     assert x.grad.device.type == 'cpu' and float(x.grad) == 9.0
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+@pytest.mark.parametrize("case", ["tensor", "real", "scalar", "transposed"])
+def test_complex_product_is_torch_vector_formula(dtype, case):
+    "A long complex product is torch's bit for bit: its vector loop rounds each step of (ac-bd) + (ad+bc)i."
+    rng = np.random.default_rng(3)
+    n = 4096
+    a = (rng.standard_normal(n) + 1j * rng.standard_normal(n)).astype(dtype)
+    b = (rng.standard_normal(n) + 1j * rng.standard_normal(n)).astype(dtype)
+    ta, ma = torch.tensor(a), mt.tensor(a)
+    if case == "tensor": t, m = ta * torch.tensor(b), ma * mt.tensor(b)
+    elif case == "real": t, m = ta * torch.tensor(b.real.copy()), ma * mt.tensor(b.real.copy())
+    elif case == "scalar": t, m = ta * (1.5 - 2j), ma * (1.5 - 2j)
+    else:
+        t = ta.reshape(64, -1).t() * torch.tensor(b).reshape(64, -1).t()
+        m = ma.reshape(64, -1).t() * mt.tensor(b).reshape(64, -1).t()
+    assert np.array_equal(t.numpy(), m.numpy())
+
+
+def test_complex_product_special_values_as_torch():
+    "inf and NaN parts land where torch's formula puts them (inf * 0 is NaN), in the vector blocks and the tail."
+    sp = [np.inf, -np.inf, np.nan, 0.0, -0.0, 1.0]
+    z = np.array([complex(x, y) for x in sp for y in sp], dtype=np.complex128)
+    a, b = (v.ravel() for v in np.meshgrid(z, z))
+    t, m = (torch.tensor(a) * torch.tensor(b)).numpy(), (mt.tensor(a) * mt.tensor(b)).numpy()
+    for p, q in ((t.real, m.real), (t.imag, m.imag)):
+        assert np.array_equal(np.isnan(p), np.isnan(q))
+        ok = ~np.isnan(p)
+        assert np.array_equal(p[ok], q[ok]) and np.array_equal(np.signbit(p[ok]), np.signbit(q[ok]))
