@@ -143,13 +143,59 @@ def _legacy(d: dtype) -> str:
             'complex64': 'ComplexFloat', 'complex128': 'ComplexDouble', 'complex32': 'ComplexHalf'}[d.name]
 
 # %% ../nbs/08b_reductions.ipynb #6d03a773
+# PyTorch's CPU `prod` of every element of a small dense tensor (one thread) multiplies in a fixed order: whole
+# blocks of 4 vectors of W lanes (32 bytes each) are folded lane by lane, the 4 vectors and then the W lanes are
+# multiplied together, and the tail is multiplied one element at a time. Each product is rounded to the dtype
+# (float16 too), and a scalar complex64 product is fused: re = fma(a, c, -b*d), im = fma(a, d, b*c).
+def _cmul_vec(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    "The vector complex64 product (no fma): (ac - bd) + (ad + bc)i, each product rounded to float32."
+    a, b, c, d = x.real, x.imag, y.real, y.imag
+    return (a * c - b * d) + 1j * (a * d + b * c)
+
+def _cmul_fma(x: Any, y: Any) -> Any:
+    "The scalar complex64 product with fused multiply-adds (emulated in float64)."
+    f, a, b, c, d = np.float32, float(x.real), float(x.imag), float(y.real), float(y.imag)
+    with np.errstate(all='ignore'):
+        return np.complex64(complex(f(a * c + float(-f(b * d))), f(a * d + float(f(b * c)))))
+
+def _torch_order_prod(v: np.ndarray) -> Any:
+    "The product of the 1-D array `v` (memory order) as PyTorch's CPU kernel computes it."
+    W, cplx = 32 // v.dtype.itemsize, v.dtype.kind == 'c'
+    op = _cmul_fma if cplx else (lambda p, q: p * q)
+    vop = _cmul_vec if cplx else (lambda p, q: p * q)
+    out, n = v.dtype.type(1), v.size
+    count = n // (4 * W)
+    with np.errstate(all='ignore'):
+        if count:
+            blk = v[:count * 4 * W].reshape(count, 4, W)
+            acc = blk[0].copy()
+            for i in range(1, count): acc = vop(acc, blk[i]).astype(v.dtype)
+            a0 = vop(vop(acc[0], acc[1]).astype(v.dtype), vop(acc[2], acc[3]).astype(v.dtype)).astype(v.dtype)
+            r = a0[0]
+            for j in range(1, W): r = op(r, a0[j])
+            out = op(out, r)
+        for k in range(count * 4 * W, n): out = op(out, v[k])
+    return out
+
+def _prod_in_torch_order(x: Tensor, dims: tuple, keepdim: bool, out_dtype: dtype) -> Tensor | None:
+    "The full product of a small contiguous float16/32/64 or complex64 `x` in PyTorch's order (None: not that case)."
+    if x.ndim == 0 or len(dims) != x.ndim or x.dtype is not out_dtype or not 1 <= x.numel() <= 32768: return None
+    if out_dtype not in (dt.float16, dt.float32, dt.float64, dt.complex64) or not is_contiguous(x._data): return None
+    d = x._data if x._device.type == 'cpu' else get_backend(x._device.type).to_host(x._data)
+    v = np.ascontiguousarray(to_numpy(d)).reshape(-1)
+    r = np.array(_torch_order_prod(v), dtype=v.dtype).reshape((1,) * x.ndim if keepdim else ())
+    host = from_numpy(r, out_dtype)
+    if x._device.type != 'cpu': host = get_backend(x._device.type).from_host(host)
+    return Tensor._make(host, out_dtype, x._device)
+
 class Prod(Function):
     "Product over one dim (or all); gradient: product of the other elements."
     _node_name = 'ProdBackward1'
     @staticmethod
     def forward(ctx, x, dims, keepdim, out_dtype):
         ctx.dims, ctx.keepdim = dims, keepdim
-        y = reduce_data('prod', x, dims, keepdim, out_dtype, out_dtype)        # cast first, then multiply
+        y = _prod_in_torch_order(x, dims, keepdim, out_dtype)
+        if y is None: y = reduce_data('prod', x, dims, keepdim, out_dtype, out_dtype)   # cast first, then multiply
         ctx.save_for_backward(x, y)
         return y
     @staticmethod

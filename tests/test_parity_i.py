@@ -37,3 +37,23 @@ def test_cuda_cast_methods_of_complex_inf(meth):
     want = getattr(torch.tensor(vals, dtype=torch.complex128), meth)()
     got = getattr(mt.tensor(vals, dtype=mt.complex128).to("cuda"), meth)().cpu()
     assert got.tolist() == want.tolist()
+
+
+@pytest.mark.parametrize("device", ["cpu", "cuda"])
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+@pytest.mark.parametrize("n", [1, 7, 15, 31, 32, 33, 63, 64, 65, 130, 300])
+def test_prod_all_in_torch_order(dtype, n, device):
+    "A full prod multiplies in PyTorch's CPU order (4 vectors of 32 bytes, lanes, then the tail): bit-exact."
+    if device == "cuda" and not (mcuda.is_available() or mcuda.is_simulator()): pytest.skip("no cuda")
+    g = np.random.default_rng(n)
+    t = torch.tensor(g.uniform(0.6, 1.5, n)).to(getattr(torch, dtype))
+    got = mt.tensor(t.tolist(), dtype=getattr(mt, dtype)).to(device).prod().cpu()
+    assert got.item() == t.prod().item()
+
+
+@pytest.mark.parametrize("n", [3, 15])
+def test_prod_all_complex64_in_torch_order(n):
+    "Below one vector block a complex64 prod is the scalar fused product, bit-exact with PyTorch."
+    g = np.random.default_rng(n)
+    v = (g.uniform(0.5, 1.6, n) + 1j * g.uniform(-0.7, 0.7, n)).astype(np.complex64)
+    assert mt.tensor(v.tolist(), dtype=mt.complex64).prod().item() == torch.from_numpy(v).prod().item()
