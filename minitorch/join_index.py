@@ -328,7 +328,7 @@ def _np_key(key: Any, x: Tensor) -> tuple:
             elif k.dtype.is_floating_point or k.dtype.is_complex:
                 raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
             else: out.append(a.astype(np.int64))
-        elif isinstance(k, (list,)) or (isinstance(k, tuple) and False):
+        elif isinstance(k, list):
             a = np.array([v.item() if isinstance(v, Tensor) else v for v in k]) if k and isinstance(k[0], Tensor) else np.array(k)
             if a.dtype.kind == 'f': raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
             out.append(a if a.dtype == np.bool_ else a.astype(np.int64))

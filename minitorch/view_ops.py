@@ -99,7 +99,6 @@ def view(self: Tensor, *shape: Any) -> Tensor:
 def reshape(input: Tensor, *shape: Any) -> Tensor:
     "Another shape: a view when possible, else a copy."
     shape = _shape_args(shape)
-    if shape == input._data.shape and False: return input
     return View.apply(input, shape, True)
 
 @patch
