@@ -57,3 +57,125 @@ def test_prod_all_complex64_in_torch_order(n):
     g = np.random.default_rng(n)
     v = (g.uniform(0.5, 1.6, n) + 1j * g.uniform(-0.7, 0.7, n)).astype(np.complex64)
     assert mt.tensor(v.tolist(), dtype=mt.complex64).prod().item() == torch.from_numpy(v).prod().item()
+
+
+# ---- torch's complex multiply and divide, bit for bit (for the lead to move into the backend) ----
+# PyTorch's CPU kernels run a vectorized loop over contiguous blocks of 2 vectors (8 complex64 / 4 complex128 with
+# AVX2), a scalar "tail" loop over the contiguous rest (n % 8 elements, so every element of a tensor of < 8), and a
+# scalar "strided" loop over every element of non-contiguous operands. The paths round differently (fma contraction):
+#   multiply: (ac - bd) + (ad + bc)i with each product rounded on the vector path, on complex64's tail path too;
+#     fused, fma(a, c, -bd) and fma(a, d, bc), on the strided path and complex128's tail path.
+#   divide (Smith's algorithm, c10::complex operator/), if |c| >= |d|:  rat = d/c, scl = 1/fma(d, rat, c),
+#     re = fma(b, rat, a)*scl, im = fma(-a, rat, b)*scl   (else the mirror: rat = c/d, scl = 1/fma(c, rat, d),
+#     re = fma(a, rat, b)*scl, im = fma(b, rat, -a)*scl); c == d == 0: re = a/|c|, im = b/|d|.
+#     complex64's tail path alone rounds the numerators' products: re = a + b*rat, im = b - a*rat (mirror likewise).
+from fractions import Fraction
+import math
+
+
+def _fma64(x, y, z):
+    "Exact fused multiply-add of float64 arrays (Fraction for finite values)."
+    out = np.empty(np.broadcast(x, y, z).shape)
+    for i, (p, q, r) in enumerate(zip(*np.broadcast_arrays(x, y, z))):
+        p, q, r = float(p), float(q), float(r)
+        if not (math.isfinite(p) and math.isfinite(q) and math.isfinite(r)): out[i] = p * q + r; continue
+        e = Fraction(p) * Fraction(q) + Fraction(r)
+        try: out[i] = float(e)
+        except OverflowError: out[i] = math.copysign(math.inf, e)
+    return out
+
+
+def _fma(x, y, z):
+    "x*y + z rounded once (float32: the product is exact in float64)."
+    if x.dtype == np.float32:
+        return (x.astype(np.float64) * y.astype(np.float64) + z.astype(np.float64)).astype(np.float32)
+    return _fma64(x, y, z)
+
+
+def _torch_cmul(x: np.ndarray, y: np.ndarray, path: str = "vector") -> np.ndarray:
+    "PyTorch's complex product on loop `path` ('vector', 'tail' or 'strided'; see above)."
+    a, b, c, d = x.real, x.imag, y.real, y.imag
+    fused = path == "strided" or (path == "tail" and x.dtype == np.complex128)
+    with np.errstate(all="ignore"):
+        if fused: re, im = _fma(a, c, -(b * d)), _fma(a, d, b * c)
+        else: re, im = a * c - b * d, a * d + b * c
+        out = re.astype(x.dtype)
+        out.imag = im
+    return out
+
+
+def _torch_cdiv(x: np.ndarray, y: np.ndarray, path: str = "vector") -> np.ndarray:
+    "PyTorch's complex quotient on loop `path` (Smith's algorithm with fused multiply-adds; see above)."
+    a, b, c, d = x.real, x.imag, y.real, y.imag
+    fused = path != "tail" or x.dtype == np.complex128
+    one = a.dtype.type(1)
+    with np.errstate(all="ignore"):
+        big = np.abs(c) >= np.abs(d)
+        rat = np.where(big, d / c, c / d)
+        scl = one / np.where(big, _fma(d, rat, c), _fma(c, rat, d))
+        if fused:
+            nr = np.where(big, _fma(b, rat, a), _fma(a, rat, b))
+            ni = np.where(big, _fma(-a, rat, b), _fma(b, rat, -a))
+        else:
+            nr = np.where(big, a + b * rat, a * rat + b)
+            ni = np.where(big, b - a * rat, b * rat - a)
+        re, im = nr * scl, ni * scl
+        zero = (c == 0) & (d == 0)
+        re = np.where(zero, a / np.abs(c), re)
+        im = np.where(zero, b / np.abs(d), im)
+    out = re.astype(x.dtype)
+    out.imag = im
+    return out
+
+
+def _pairs(dt, n=10000, seed=0):
+    "Random complex pairs over many magnitudes, with zeros, infinities and NaNs sprinkled in."
+    g = np.random.default_rng(seed)
+    def one():
+        v = g.standard_normal((n, 2)) * np.exp(g.uniform(-8, 8, (n, 2)))
+        special = g.choice([0.0, -0.0, np.inf, -np.inf, np.nan, 1.0], (n, 2))
+        v = np.where(g.random((n, 2)) < 0.08, special, v)
+        return _mk(v, dt)
+    return one(), one()
+
+
+def _mk(v, dt):
+    out = np.empty(len(v), dt)
+    out.real, out.imag = v[:, 0], v[:, 1]   # (v0 + 1j*v1 would turn inf*1j into nan)
+    return out
+
+
+def _same(p, q):
+    "Bit-for-bit equal, NaNs equal to NaNs (any payload)."
+    return ((p.real == q.real) | (np.isnan(p.real) & np.isnan(q.real))) & \
+           ((p.imag == q.imag) | (np.isnan(p.imag) & np.isnan(q.imag)))
+
+
+def _paths(op, x, y):
+    "torch's results on each loop path: contiguous (n % 8 == 0: all vector), strided views, one element at a time."
+    X, Y = torch.from_numpy(x), torch.from_numpy(y)
+    Xs, Ys = torch.from_numpy(np.repeat(x, 2))[::2], torch.from_numpy(np.repeat(y, 2))[::2]
+    tail = np.array([op(X[i:i + 1], Y[i:i + 1]).numpy()[0] for i in range(len(x))])
+    return {"vector": op(X, Y).numpy(), "strided": op(Xs, Ys).numpy(), "tail": tail}
+
+
+@pytest.mark.parametrize("dt", [np.complex64, np.complex128])
+def test_torch_cmul_bit_exact(dt):
+    x, y = _pairs(dt, seed=1)
+    for path, want in _paths(lambda p, q: p * q, x, y).items():
+        assert _same(_torch_cmul(x, y, path), want).all(), path
+
+
+@pytest.mark.parametrize("dt", [np.complex64, np.complex128])
+def test_torch_cdiv_bit_exact(dt):
+    n = 10000 if dt == np.complex64 else 2000      # (complex128's exact fma is a Fraction per element)
+    x, y = _pairs(dt, n, seed=2)
+    for path, want in _paths(lambda p, q: p / q, x, y).items():
+        assert _same(_torch_cdiv(x, y, path), want).all(), path
+
+
+def test_torch_cmul_cdiv_paths_differ():
+    "The oracle can tell the paths apart (the test above would fail with one formula for all of them)."
+    x, y = _pairs(np.complex64, 4000, seed=3)
+    assert not _same(_torch_cdiv(x, y, "tail"), _torch_cdiv(x, y, "vector")).all()
+    assert not _same(_torch_cmul(x, y, "strided"), _torch_cmul(x, y, "vector")).all()
