@@ -82,3 +82,15 @@ def test_multi_margin_loss_complex_and_weight_dtype():
     for w in (torch.ones(4, dtype=torch.complex128), torch.ones(4, dtype=torch.float64)):
         got, want = _pair('multi_margin_loss', x, t, weight=w)
         assert want is not None and got == want
+
+
+@pytest.mark.parametrize('fn', ['selu', 'elu', 'celu'])
+@pytest.mark.parametrize('n,at,dt', [(32, 0, 'float32'), (33, 32, 'float32'), (48, 40, 'float32'), (64, 63, 'float32'),
+                                     (16, 0, 'float32'), (16, 0, 'float64'), (20, 17, 'float64')])
+def test_elu_family_nan_grad_lanes(fn, n, at, dt):
+    "PyTorch's CPU elu_backward: a NaN input in the vectorized body gets a NaN gradient, in the scalar tail the linear one."
+    a = torch.linspace(-2, 2, n, dtype=getattr(torch, dt)); a[at] = float('nan')
+    t = a.clone().requires_grad_(); m = minitorch.tensor(a.numpy(), requires_grad=True)
+    w = torch.rand(n, dtype=getattr(torch, dt)) + 0.5
+    getattr(TF, fn)(t).backward(w); getattr(MF, fn)(m).backward(minitorch.tensor(w.numpy()))
+    torch.testing.assert_close(torch.tensor(m.grad.tolist(), dtype=t.dtype), t.grad, equal_nan=True)
