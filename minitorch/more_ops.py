@@ -309,6 +309,8 @@ def _swap(f: Any) -> Any:
         if a and f in _CAST_BEFORE:   # TensorIterator checks the output's dtype before any kernel runs
             from minitorch.views import _check_cast
             _check_cast(self, a[0])   # (`bool.hypot_(uint8)`: Byte can't be cast to Bool, not hypot's missing kernel)
+        if f is index_copy and len(a) == 3 and not self._data.is_contiguous() and _self_aliases(self._data):
+            return _index_copy_aliased(self, *a)
         r = _nan_to_num_c(self, *a, **k) if f is nan_to_num and self.dtype.is_complex and self.requires_grad else f(self, *a, **k)
         if f is float_power and self.dtype not in (dt.float64, dt.complex128):
             raise RuntimeError(f"the base given to float_power_ has dtype {torch_name(self.dtype)} but the operation's result requires dtype {torch_name(r.dtype)}")
@@ -352,6 +354,64 @@ def _swap_expanded(f: Any, self: Tensor, *a: Any, **k: Any) -> Tensor:
         self._vbox[0] += 1                     # an integer nan_to_num_ copies self onto itself: no overlap check
         return self
     raise RuntimeError(_OVERLAP)
+
+# An `unfold` view's elements share memory without a 0 stride: PyTorch's index_copy_ writes source element by element
+# through the aliased memory, so a later write wins; the order is TensorIterator's (dims sorted by stride: self's with
+# 0 along `dim`, then index's, then source's; a tie puts the smaller dim inside).
+def _self_aliases(d: Any) -> bool:
+    "Whether two elements of `d` may share memory (the sorted-strides test; False means they surely do not)."
+    ext = 1
+    for st, sz in sorted((builtins.abs(st), sz) for st, sz in zip(d.strides, d.shape) if sz > 1):
+        if st < ext: return True
+        ext += st * (sz - 1)
+    return False
+
+def _index_copy_aliased(self: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
+    from minitorch.inplace_graph import _check_inplace
+    from minitorch.backends import to_numpy
+    from minitorch.tensor_data import TensorData
+    if (self._device.type != 'cpu' or type(self._data.storage) is not np.ndarray
+            or source.numel() > 100_000 or source.dim() != self.dim()):
+        return self.copy_(index_copy(self, dim, index, source))
+    r = index_copy(self, dim, index, source)   # (its errors; with autograd, its gradient)
+    rec = _check_inplace(self, index, source)
+    sd = self._data   # with autograd: write into a copy of the storage, then copy_ the values it reads back
+    t = TensorData(sd.storage.copy(), sd.shape, sd.strides, sd.offset) if rec else sd
+    d = dim % self.dim()
+    w, s, ix = to_numpy(t), to_numpy(source._data), index.reshape(-1).tolist()
+    n = self.dim()
+    ops = [[0 if i == d else st for i, st in enumerate(self.stride())], [1 if i == d else 0 for i in range(n)],
+           list(source.stride())]
+    def swap(a, b):   # TensorIterator's should_swap
+        for st in ops:
+            if st[a] == 0 or st[b] == 0: continue
+            if st[a] != st[b]: return -1 if st[a] < st[b] else 1
+            if s.shape[a] > s.shape[b]: return 1
+        return 0
+    perm = list(range(n))[::-1]   # perm[0] is the innermost dim
+    for i in range(1, n):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            c = swap(perm[d0], perm[d1])
+            if c > 0: perm[d0], perm[d1] = perm[d1], perm[d0]; d1 = d0
+            elif c < 0: break
+    outer = perm[::-1]
+    for q in np.ndindex(*[s.shape[i] for i in outer]):
+        p = [0] * n
+        for i, v in zip(outer, q): p[i] = v
+        p = tuple(p)
+        w[p[:d] + (ix[p[d]],) + p[d + 1:]] = s[p]
+    if rec: return self.copy_(_ValuesOf.apply(r, tensor(np.array(w), dtype=self.dtype)))
+    self._vbox[0] += 1
+    return self
+
+class _ValuesOf(Function):
+    "`values` forward, with `r`'s gradient (IndexCopyBackward0's formula does not see the aliasing either)."
+    _node_name = 'IndexCopyBackward0'
+    @staticmethod
+    def forward(ctx, r, values): return values
+    @staticmethod
+    def backward(ctx, g): return g, None
 
 # Only the out-of-place complex nan_to_num refuses autograd: nan_to_num_'s NanToNumBackward0 is g * isfinite(self).
 def _nan_to_num_c(self: Tensor, *a: Any, **k: Any) -> Tensor:
