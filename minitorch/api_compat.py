@@ -535,6 +535,21 @@ class LazyConvTranspose2d(_LazyConvTransposeMixin, ConvTranspose2d):
 _publish(LazyConvTranspose1d, LazyConvTranspose2d, sub="conv")
 
 # %% ../nbs/12h_api_compat.ipynb #818e6d6e
+class _PdistInf(minitorch.autograd.Function):
+    "The largest |difference| of each pair, with PyTorch's `_pdist_backward` for p = inf: every difference within "\
+    "ceil(| |d| - dist |) < 1 of the max takes `g * sign(d)` (ties each the whole gradient); inf - inf or a NaN gives NaN."
+    @staticmethod
+    def forward(ctx, d):
+        dist = d.norm(p=float("inf"), dim=1)
+        ctx.save_for_backward(d, dist)
+        return dist
+    @staticmethod
+    def backward(ctx, g):
+        d, dist = ctx.saved_tensors
+        one = minitorch.ones((), dtype=d.dtype, device=d.device)
+        hit = one - minitorch.minimum(one, (d.abs() - dist.unsqueeze(1)).abs().ceil())
+        return g.unsqueeze(1) * d.sign() * hit
+
 def pdist(input, p: float = 2):
     "As torch.pdist / torch.nn.functional.pdist: the p-norm distance of every pair of rows i < j of a 2-D input."
     if input.dim() != 2:
@@ -557,6 +572,7 @@ def pdist(input, p: float = 2):
     if p == 1 and bool(d.isnan().any()):   # PyTorch's backward kernel's sign(NaN) is NaN (norm's is 0)
         nan = d.isnan()
         return minitorch.where(nan, d * minitorch.where(nan, float('nan'), 1.0), d.abs()).sum(1)
+    if p == float("inf"): return _PdistInf.apply(d)
     return d.norm(p=p, dim=1)
 
 F.pdist = minitorch.pdist = pdist

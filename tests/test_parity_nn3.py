@@ -94,3 +94,19 @@ def test_elu_family_nan_grad_lanes(fn, n, at, dt):
     w = torch.rand(n, dtype=getattr(torch, dt)) + 0.5
     getattr(TF, fn)(t).backward(w); getattr(MF, fn)(m).backward(minitorch.tensor(w.numpy()))
     torch.testing.assert_close(torch.tensor(m.grad.tolist(), dtype=t.dtype), t.grad, equal_nan=True)
+
+
+INF, NAN = float('inf'), float('nan')
+
+
+@pytest.mark.parametrize('rows', [[[INF, 1.], [0., 2.]], [[INF, 1.], [-INF, 2.]], [[NAN, 1.], [0., 2.]], [[1., 5.], [0., 2.]],
+                                  [[INF, INF], [0., 2.]], [[INF, 1.], [0., 2.], [3., INF]], [[1., 3.], [2., 2.]]])
+@pytest.mark.parametrize('dt', ['float32', 'float64'])
+def test_pdist_inf_grad(rows, dt):
+    "PyTorch's _pdist_backward for p=inf: ties each get the whole gradient; inf - inf or a NaN distance gives NaN."
+    t = torch.tensor(rows, dtype=getattr(torch, dt), requires_grad=True)
+    m = minitorch.tensor(rows, dtype=getattr(minitorch, dt), requires_grad=True)
+    k = len(rows) * (len(rows) - 1) // 2
+    w = torch.rand(k, dtype=t.dtype) + 0.5
+    torch.pdist(t, p=INF).backward(w); minitorch.pdist(m, p=INF).backward(minitorch.tensor(w.numpy()))
+    torch.testing.assert_close(torch.tensor(m.grad.tolist(), dtype=t.dtype), t.grad, equal_nan=True)
