@@ -23,7 +23,7 @@ from .pointwise import (_BCAST, _LOW16, _NI, _Number, _OPMATH_SCALAR, _OUT_DTYPE
 # Every name of 08a_arithmetic (minitorch.unary_math), so `from minitorch.arithmetic import X` keeps working for all of them
 from .unary_math import *
 from .unary_math import (_LN10, _LN2, _NO_DECIMALS, _UNARY, _Zero, _make_unary, _relu_grad, _round0, _sigmoid_grad,
-    _scalar_arg, _where_mixed)
+    _scalar_arg, _where_mixed, _sgn_part)
 _all_ = ['neg', 'abs', 'exp', 'exp2', 'log', 'log2', 'log10', 'log1p', 'expm1', 'sqrt', 'rsqrt', 'sin', 'cos', 'tan', 'tanh', 'sinh', 'cosh', 'asin', 'acos', 'atan', 'asinh', 'acosh', 'atanh', 'sigmoid', 'relu', 'reciprocal', 'square', 'erf', 'sign', 'floor', 'ceil', 'trunc', 'negative', 'absolute', 'arcsin', 'arccos', 'arctan', 'arcsinh', 'arccosh', 'arctanh', 'fix', 'Where', 'where', 'Unary', 'round', 'sgn', 'positive']
 
 

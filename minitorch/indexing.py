@@ -26,7 +26,7 @@ from .tensors import ones_like, arange
 from .join_index import *
 from .join_index import (_CTYPE, _F32_MAX, __getitem__, _basic_view, _check_bounds, _check_scalar,
     _dims_used, _is_basic, _is_bool_scalar, _np_key, _split_key, new_empty, new_full, new_ones, new_tensor,
-    new_zeros, repeat, _Stack)
+    new_zeros, repeat, _Stack, _adv_empty)
 _all_ = ['Cat', 'Flip', 'Index', 'IndexPutAcc', 'argwhere', 'cat', 'concat', 'concatenate', 'flip', 'fliplr', 'flipud', 'hstack', 'index_select', 'masked_fill', 'masked_select', 'nonzero', 'repeat_interleave', 'roll', 'stack', 'tile', 'vstack']
 
 # %% auto #0
