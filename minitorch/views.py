@@ -32,9 +32,10 @@ __all__ = ['inplace', 'AsStrided', 'IndexPut', 'as_strided', 'index_put']
 from .view_ops import (_Alias, _Diagonal, _Narrow, _Select, _Slice, _Squeeze1, _T, _T_prop, _UnsafeView,
     _fast_view, _mH_prop, _mT_prop, _multi_output, _no_repeats, _shape_args, _subview_cls, _swapped, _tri_mask,
     expand, expand_as, reshape_as, view, view_as)
-from .indexing import (_CTYPE, _F32_MAX, _ScatterAdd, __getitem__, _basic_view, _check_index, _dims_used,
+from minitorch.indexing import (_CTYPE, _F32_MAX, _ScatterAdd, __getitem__, _basic_view, _check_index, _dims_used,
     _is_bool_scalar, new_empty, new_full, new_ones, new_tensor, new_zeros, repeat,
-    _deterministic_cuda, _scatter_via_index_put, _reduce_np, _scatter_reduce_, _scatter_reduce_kernel, _Stack)
+    _deterministic_cuda, _scatter_via_index_put, _reduce_np, _scatter_reduce_, _scatter_reduce_kernel, _Stack,
+    _adv_empty)
 from .inplace_graph import (_OVERLAP, _MULTI, _NOGRAD, _overlaps, _check_overlap, _warn_overlap, _view_rule, _check_inplace, _check_put_dtype,
     _geom, _positions, _flat_map, _scatter_flat, _gather_flat, _Unfold, _unfold, _ViewCopySlices, _as_words,
     _from_words, _WordsView, _base_layout, _alias, _rebase, _byte_span, _regen_views, _empty_target)
