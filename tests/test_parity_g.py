@@ -138,3 +138,29 @@ def test_index_copy_inplace_into_unfold_view_with_grad():
         (v * L.tensor(wt, dtype=L.complex64)).real.sum().backward()
         out.append((v.detach().numpy(), s.grad.numpy()))   # (x.grad through the aliased CopySlices: not yet)
     for g, w in zip(out[1], out[0]): np.testing.assert_allclose(g, w, rtol=1e-6, atol=1e-6)
+
+
+def test_inner_tensordot_1x1_is_dot():
+    "A 1x1 contraction is PyTorch's dot: its inf/NaN placement and its Bool error (seeds 800547, 801826)."
+    inf = float('inf')
+    a = [complex(inf, 1), 1 + 1j, 2, 3j]
+    b = [1 + 1j, 2, complex(0, inf), 1]
+    for f in (lambda L, x, y: L.inner(x, y), lambda L, x, y: L.tensordot(x, y, 1),
+              lambda L, x, y: L.inner(x[None], y), lambda L, x, y: L.tensordot(x[None], y[:, None], 1)):
+        r = [f(L, L.tensor(a, dtype=L.complex64), L.tensor(b, dtype=L.complex64)) for L in (torch, mt)]
+        assert tuple(r[0].shape) == tuple(r[1].shape)
+        np.testing.assert_array_equal(r[1].numpy(), r[0].numpy())
+    _err(lambda L: L.inner(L.ones(3, dtype=L.bool), L.ones(3, dtype=L.bool)))
+    _err(lambda L: L.inner(L.ones(1, 3, dtype=L.bool), L.ones(1, 3, dtype=L.bool)))
+    _err(lambda L: L.inner(L.ones(2, 3, dtype=L.bool), L.ones(3, dtype=L.bool)))
+    _err(lambda L: L.tensordot(L.ones(2, 3), L.ones(3, dtype=L.float64), 1))
+
+
+def test_inner_1d_grad():
+    a, b = np.random.default_rng(4).standard_normal((2, 5))
+    out = []
+    for L in (torch, mt):
+        x, y = L.tensor(a, requires_grad=True), L.tensor(b, requires_grad=True)
+        L.inner(x, y).backward()
+        out.append((x.grad.numpy(), y.grad.numpy()))
+    np.testing.assert_allclose(out[1][0], out[0][0]); np.testing.assert_allclose(out[1][1], out[0][1])
