@@ -178,12 +178,22 @@ def _torch_order_prod(v: np.ndarray) -> Any:
     return out
 
 def _prod_in_torch_order(x: Tensor, dims: tuple, keepdim: bool, out_dtype: dtype) -> Tensor | None:
-    "The full product of a small contiguous float16/32/64 or complex64 `x` in PyTorch's order (None: not that case)."
-    if x.ndim == 0 or len(dims) != x.ndim or x.dtype is not out_dtype or not 1 <= x.numel() <= 32768: return None
-    if out_dtype not in (dt.float16, dt.float32, dt.float64, dt.complex64) or not is_contiguous(x._data): return None
+    "The product of a small float16/32/64 (or complex64, all of it) `x` in PyTorch's order (None: not that case)."
+    if x.ndim == 0 or x.dtype is not out_dtype or not 1 <= x.numel() <= 32768: return None
+    real = out_dtype in (dt.float16, dt.float32, dt.float64)
+    if len(dims) == x.ndim:
+        if not (real or out_dtype is dt.complex64) or not is_contiguous(x._data): return None
+    elif not (real and len(dims) == 1 and x.shape[dims[0]] < 128 // out_dtype.itemsize): return None
     d = x._data if x._device.type == 'cpu' else get_backend(x._device.type).to_host(x._data)
-    v = np.ascontiguousarray(to_numpy(d)).reshape(-1)
-    r = np.array(_torch_order_prod(v), dtype=v.dtype).reshape((1,) * x.ndim if keepdim else ())
+    if len(dims) == x.ndim:
+        v = np.ascontiguousarray(to_numpy(d)).reshape(-1)
+        r = np.array(_torch_order_prod(v), dtype=v.dtype).reshape((1,) * x.ndim if keepdim else ())
+    else:   # a row shorter than one block of vectors: multiplied one element at a time, each product rounded
+        v = np.moveaxis(to_numpy(d), dims[0], -1)
+        r = np.ones(v.shape[:-1], v.dtype)
+        with np.errstate(all='ignore'):
+            for k in range(v.shape[-1]): r = r * v[..., k]
+        r = np.ascontiguousarray(np.expand_dims(r, dims[0]) if keepdim else r)
     host = from_numpy(r, out_dtype)
     if x._device.type != 'cpu': host = get_backend(x._device.type).from_host(host)
     return Tensor._make(host, out_dtype, x._device)

@@ -179,3 +179,18 @@ def test_torch_cmul_cdiv_paths_differ():
     x, y = _pairs(np.complex64, 4000, seed=3)
     assert not _same(_torch_cdiv(x, y, "tail"), _torch_cdiv(x, y, "vector")).all()
     assert not _same(_torch_cmul(x, y, "strided"), _torch_cmul(x, y, "vector")).all()
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+@pytest.mark.parametrize("dim,keepdim", [(-1, False), (0, True), (1, False)])
+def test_prod_dim_rounds_each_product(dtype, dim, keepdim):
+    "seed 850339: a float16 prod over a short dim multiplies one element at a time, each product rounded."
+    g = np.random.default_rng(7)
+    t = torch.tensor(g.uniform(0.6, 3.5, (5, 6, 7))).to(getattr(torch, dtype))[:, 1:]
+    want = t.prod(dim=dim, keepdim=keepdim)
+    got = mt.tensor(t.tolist(), dtype=getattr(mt, dtype))[:, :].prod(dim=dim, keepdim=keepdim)
+    assert tuple(got.shape) == tuple(want.shape)
+    assert got.tolist() == want.tolist()
+    x = torch.tensor(g.uniform(0.6, 3.5, (5, 6, 7))).to(getattr(torch, dtype))
+    m = mt.tensor(x.tolist(), dtype=getattr(mt, dtype)).transpose(0, 2)
+    assert m.prod(dim=dim, keepdim=keepdim).tolist() == x.transpose(0, 2).prod(dim=dim, keepdim=keepdim).tolist()
