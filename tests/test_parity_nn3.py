@@ -110,3 +110,16 @@ def test_pdist_inf_grad(rows, dt):
     w = torch.rand(k, dtype=t.dtype) + 0.5
     torch.pdist(t, p=INF).backward(w); minitorch.pdist(m, p=INF).backward(minitorch.tensor(w.numpy()))
     torch.testing.assert_close(torch.tensor(m.grad.tolist(), dtype=t.dtype), t.grad, equal_nan=True)
+
+
+@pytest.mark.parametrize('shape', [(3, 2), (4, 3, 5), (2, 3, 2, 2)])
+def test_batch_norm_bfloat16_eval_rounding(shape):
+    "PyTorch's eval kernel: float alpha/beta from the bfloat16 stats, x * alpha + beta rounded once."
+    g = torch.Generator().manual_seed(sum(shape))
+    C = shape[1]
+    ts = [torch.randn(shape, generator=g) * 3, torch.randn(C, generator=g), torch.rand(C, generator=g) + 0.1,
+          torch.randn(C, generator=g), torch.randn(C, generator=g)]
+    ts = [t.to(torch.bfloat16) for t in ts]
+    want = TF.batch_norm(*ts, training=False)
+    got = MF.batch_norm(*[minitorch.tensor(t.float().numpy()).to(minitorch.bfloat16) for t in ts], training=False)
+    assert torch.equal(torch.tensor(got.float().tolist()).to(torch.bfloat16), want)

@@ -168,6 +168,11 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         centered = input - mean
     if training and _is_half(input) and all(t is None or t.dtype is input.dtype for t in (weight, bias)):
         return _half_batch_norm(input, weight, bias, shape, eps)
+    if not training and _is_half(input):   # PyTorch's eval kernel: float alpha = w/sqrt(var+eps), beta = b - mean*alpha
+        alpha = 1 / (running_var.float() + eps).sqrt()
+        if weight is not None: alpha = alpha * weight.float()
+        beta = -running_mean.float() * alpha if bias is None else bias.float() - running_mean.float() * alpha
+        return (input.float() * alpha.reshape(shape) + beta.reshape(shape)).to(input.dtype)   # one rounding
     out = centered * (var + eps).rsqrt()
     if weight is not None: out = out * weight.reshape(shape)
     if bias is not None: out = out + bias.reshape(shape)
