@@ -123,3 +123,11 @@ def test_batch_norm_bfloat16_eval_rounding(shape):
     want = TF.batch_norm(*ts, training=False)
     got = MF.batch_norm(*[minitorch.tensor(t.float().numpy()).to(minitorch.bfloat16) for t in ts], training=False)
     assert torch.equal(torch.tensor(got.float().tolist()).to(torch.bfloat16), want)
+
+
+@pytest.mark.parametrize('shape,r', [((1, 0, 2, 3), 2), ((1, 4, 2, 3), 1)])
+def test_pixel_shuffle_returns_new_tensor(shape, r):
+    "torch's pixel_shuffle never returns a view of its input: an in-place op on an empty or r=1 result of a leaf works."
+    t = torch.zeros(shape, requires_grad=True); m = minitorch.zeros(shape, requires_grad=True)
+    TF.selu_(TF.pixel_shuffle(t, r))
+    MF.selu_(MF.pixel_shuffle(m, r))

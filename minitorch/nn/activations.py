@@ -64,7 +64,8 @@ def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
     n = len(lead)
     x = input.reshape(*lead, c // (r * r), r, r, h, w)
     x = x.permute(*range(n), n, n + 3, n + 1, n + 4, n + 2)
-    return x.reshape(*lead, c // (r * r), h * r, w * r)
+    out = x.reshape(*lead, c // (r * r), h * r, w * r)
+    return out.clone() if out._data.storage is input._data.storage else out   # a new tensor (empty, r = 1), like torch
     # END SOLUTION 11.5
 
 def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
