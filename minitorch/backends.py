@@ -156,9 +156,9 @@ def _vector_bytes() -> int:
 
 _CPU_VECTOR_BYTES = _vector_bytes()
 
-def _simd_block(itemsize: int) -> int:
-    "Elements PyTorch's vectorized loop handles per step (two vectors); a contiguous tail shorter than it runs scalar code."
-    return 2 * _CPU_VECTOR_BYTES // itemsize
+def _simd_block(itemsize: int, vectors: int = 2) -> int:
+    "Elements a PyTorch vector loop handles per step (most unroll two vectors); a shorter contiguous tail runs scalar code."
+    return vectors * _CPU_VECTOR_BYTES // itemsize
 
 def _vector_read(v: np.ndarray, k: int) -> Any:
     "The first `k` elements as PyTorch's vector loop reads them: a contiguous run, or one value (stride 0); else None."
@@ -168,7 +168,8 @@ def _vector_read(v: np.ndarray, k: int) -> Any:
 def _cmul(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     "PyTorch's complex product: its vector loop rounds each step of (ac - bd) + (ad + bc)i, its scalar tail fuses (as numpy)."
     out = np.multiply(x, y)
-    k = out.size // _simd_block(out.itemsize) * _simd_block(out.itemsize)
+    b = _simd_block(out.itemsize, 1)                      # (measured: its complex `*` steps one vector at a time)
+    k = out.size // b * b
     if k == 0: return out
     r, x, y = out, np.asarray(x), np.asarray(y)
     if not r.flags.c_contiguous and r.ndim == x.ndim == y.ndim:   # a permuted layout: PyTorch's loop runs in memory order
