@@ -164,3 +164,16 @@ def test_inner_1d_grad():
         L.inner(x, y).backward()
         out.append((x.grad.numpy(), y.grad.numpy()))
     np.testing.assert_allclose(out[1][0], out[0][0]); np.testing.assert_allclose(out[1][1], out[0][1])
+
+
+@pytest.mark.parametrize("dtn", ['float16', 'bool', 'int32', 'float64'])
+def test_tensordot_1x1_expanded_multiplies_and_sums(dtn):
+    "With an expanded operand PyTorch's 1x1 tensordot is a product and a sum in the dtype (seeds 822295, 824975)."
+    rng = np.random.default_rng(9)
+    for n in (2, 3, 5):
+        av, bv = rng.standard_normal(1) * 3, rng.standard_normal((n, 1)) * 3
+        res = [L.tensordot(L.tensor(av).to(getattr(L, dtn)).expand(n), L.tensor(bv).to(getattr(L, dtn)), 1)
+               for L in (torch, mt)]
+        assert res[1].dtype is getattr(mt, dtn) and tuple(res[1].shape) == tuple(res[0].shape)
+        np.testing.assert_array_equal(res[1].to(mt.float64).numpy(), res[0].to(torch.float64).numpy())
+    _err(lambda L: L.inner(L.ones(1, dtype=L.bool).expand(5), L.ones(5, dtype=L.bool)).tolist())
