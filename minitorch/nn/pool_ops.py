@@ -84,9 +84,6 @@ def max_pool2d(input: Tensor, kernel_size: int | tuple, stride: int | tuple | No
                padding: int | tuple = 0, dilation: int | tuple = 1, ceil_mode: bool = False,
                return_indices: bool = False) -> Tensor | tuple[Tensor, Tensor]:
     "Max over each `kernel_size` window of `(N, C, H, W)`; with `return_indices`, also each max's flat index `h*W+w`."
-    from minitorch.nn.pooling import _check_int_args   # the Python wrapper passes them on by position
-    _check_int_args('max_pool2d', ('kernel_size', 2, kernel_size), ('stride', 3, stride), ('padding', 4, padding),
-                    ('dilation', 5, dilation))
     _pool2d_check(input, 'max_pool2d', kernel_size, stride, padding, dilation, ceil_mode)
     unbatched = input.ndim == 3
     if unbatched: input = input.unsqueeze(0)
@@ -125,24 +122,6 @@ def _avg_divisor(H: int, W: int, k: tuple, s: tuple, p: tuple, oh: int, ow: int,
     fw, cw = axis(W, k[1], s[1], p[1], ow)
     return np.outer(fh, fw) if count_include_pad else np.outer(ch, cw)
 
-def _int_args(fname: str, *names: str):
-    "PyTorch's `int[]` argument check for a C-level pool: the message names a position only when the argument was positional."
-    def deco(f):
-        @functools.wraps(f)
-        def g(*args, **kwargs):
-            from minitorch.nn.pooling import _check_int_args
-            for pos, name in enumerate(names, 2):            # `input` is position 1
-                kw = len(args) < pos
-                if kw and name not in kwargs: continue
-                try: _check_int_args(fname, (name, pos, kwargs[name] if kw else args[pos - 1]))
-                except TypeError as e:
-                    if not kw: raise
-                    raise TypeError(str(e).replace(f" (position {pos})", "")) from None
-            return f(*args, **kwargs)
-        return g
-    return deco
-
-@_int_args('avg_pool2d', 'kernel_size', 'stride', 'padding')
 def avg_pool2d(input: Tensor, kernel_size: int | tuple, stride: int | tuple | None = None,
                padding: int | tuple = 0, ceil_mode: bool = False, count_include_pad: bool = True,
                divisor_override: int | None = None) -> Tensor:
@@ -192,9 +171,6 @@ def max_pool1d(input: Tensor, kernel_size: int | tuple, stride: int | tuple | No
                dilation: int | tuple = 1, ceil_mode: bool = False,
                return_indices: bool = False) -> Tensor | tuple[Tensor, Tensor]:
     "Max over each window of `(N, C, L)`: a `max_pool2d` of the height-1 image; indices are positions in `L`."
-    from minitorch.nn.pooling import _check_int_args
-    _check_int_args('max_pool1d', ('kernel_size', 2, kernel_size), ('stride', 3, stride), ('padding', 4, padding),
-                    ('dilation', 5, dilation))
     _check_1d('max_pool1d', input)
     if not return_indices and not input.dtype.is_floating_point:   # the value-only kernel is for floats alone
         raise NotImplementedError(f"\"max_pool1d_impl\" not implemented for '{minitorch.ops.torch_name(input.dtype)}'")
@@ -204,7 +180,6 @@ def max_pool1d(input: Tensor, kernel_size: int | tuple, stride: int | tuple | No
                      ceil_mode, return_indices)
     return (r[0].squeeze(-2), r[1].squeeze(-2)) if return_indices else r.squeeze(-2)
 
-@_int_args('avg_pool1d', 'kernel_size', 'stride', 'padding')
 def avg_pool1d(input: Tensor, kernel_size: int | tuple, stride: int | tuple | None = None, padding: int | tuple = 0,
                ceil_mode: bool = False, count_include_pad: bool = True) -> Tensor:
     "Mean over each window of `(N, C, L)`: an `avg_pool2d` of the height-1 image."

@@ -18,7 +18,6 @@ from . import functional as F
 from .modules import Module, _ConvNd, _BatchNorm
 from . import _ConvTransposeNd, _InstanceNorm
 from .pooling import _AdaptivePool, _MaxPoolNd
-from .pool_ops import _int_args
 from ..api_compat import _publish
 
 # %% ../../nbs/12i_three_d.ipynb #bca38b55
@@ -172,6 +171,25 @@ def max_pool3d(input: Tensor, kernel_size: int | tuple, stride: int | tuple | No
     s = _stride3(stride, k)
     return _separable(input, lambda v: F.max_pool2d(v, k[1:], s[1:], p[1:], d[1:], ceil_mode),
                       lambda v: F.max_pool1d(v, k[0], s[0], p[0], d[0], ceil_mode))
+
+import functools
+
+def _int_args(fname: str, *names: str):
+    "PyTorch's `int[]` argument check for a C-level pool: the message names a position only when the argument was positional."
+    def deco(f):
+        @functools.wraps(f)
+        def g(*args, **kwargs):
+            from minitorch.nn.pooling import _check_int_args
+            for pos, name in enumerate(names, 2):            # `input` is position 1
+                kw = len(args) < pos
+                if kw and name not in kwargs: continue
+                try: _check_int_args(fname, (name, pos, kwargs[name] if kw else args[pos - 1]))
+                except TypeError as e:
+                    if not kw: raise
+                    raise TypeError(str(e).replace(f" (position {pos})", "")) from None
+            return f(*args, **kwargs)
+        return g
+    return deco
 
 @_int_args('avg_pool3d', 'kernel_size', 'stride', 'padding')
 def avg_pool3d(input: Tensor, kernel_size: int | tuple, stride: int | tuple | None = None, padding: int | tuple = 0,
