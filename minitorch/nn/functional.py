@@ -460,8 +460,9 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
         if attn_mask.dtype == minitorch.bool: attn_mask = minitorch.where(attn_mask, 0.0, ninf)
         scores = scores + attn_mask
     attn = _safe_softmax(scores, -1)
-    if query.ndim == 4 and bool(scores.isnan().any()):   # PyTorch's fused (4-d) kernel: a row of only NaN and -inf
-        dead = (scores.isnan() | (scores == -math.inf)).all(-1, keepdim=True)   # scores has max -inf: zeros
+    if query.ndim == 4 and bool(scores.isnan().any()):   # PyTorch's fused (4-d) kernel: a NaN query row whose
+        dead = (scores.isnan() | (scores == -math.inf)).all(-1, keepdim=True)   # scores are only NaN and -inf gives
+        dead = dead & query.isnan().any(-1, keepdim=True)    # zeros (an inf query's NaN scores stay NaN: seed 105166)
         attn = minitorch.where(dead, 0.0, attn)
     if dropout_p > 0.0: attn = dropout(attn, dropout_p, training=True)
     return attn.matmul(value)
