@@ -166,3 +166,16 @@ def test_complex_product_special_values_as_torch():
         assert np.array_equal(np.isnan(p), np.isnan(q))
         ok = ~np.isnan(p)
         assert np.array_equal(p[ok], q[ok]) and np.array_equal(np.signbit(p[ok]), np.signbit(q[ok]))
+
+
+@pytest.mark.skipif(not (mcuda.is_available() or mcuda.is_simulator()), reason="no CUDA device and the simulator is off")
+def test_cross_entropy_label_smoothing_on_cuda():
+    "cross_entropy with label_smoothing on a cuda tensor read its valid-target mask through numpy() (TypeError)."
+    x = np.array([0.3, -1.2, 2.0], dtype=np.float32)
+    for target in (1, [2]):
+        xi = x if isinstance(target, int) else x[None]
+        want = torch.nn.functional.cross_entropy(torch.tensor(xi), torch.tensor(target), label_smoothing=0.1)
+        got = mt.nn.functional.cross_entropy(mt.tensor(xi, device='cuda'), mt.tensor(target, device='cuda'),
+                                             label_smoothing=0.1)
+        assert got.device.type == 'cuda'
+        np.testing.assert_allclose(got.cpu().numpy(), want.numpy(), rtol=1e-6)

@@ -188,7 +188,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
     valid = minitorch.tensor(_check_targets(target, C, ignore_index), dtype=input.dtype, device=input.device)
     smooth = -(logp if weight is None else logp * weight.reshape(wshape)).sum(cdim) * valid
     if reduction == 'mean':
-        if not valid.numpy().any(): smooth = smooth.sum() + math.nan     # all ignored: nan, zero gradient
+        if not valid.cpu().numpy().any(): smooth = smooth.sum() + math.nan     # all ignored: nan, zero gradient
         elif weight is None: smooth = smooth.sum() / valid.sum()
         else:
             w_t = (_class_onehot(target, C, cdim, input.ndim, input.dtype) * weight.reshape(wshape)).sum(cdim)
