@@ -42,12 +42,16 @@ def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None, neg
 
 def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     "Sum treating NaN as zero."
+    if input.device.type == 'cpu' and (input.dtype.is_complex or (dtype is not None and dtype.is_complex)):
+        if input.dtype.is_complex: raise RuntimeError("nansum on CPU does not support complex inputs")
+        raise NotImplementedError(f'"nansum_cpu" not implemented for \'{torch_name(dtype)}\'')
     x = where(isnan(input), 0.0, input) if input.dtype.is_floating_point else input
     return sum(x, dim, keepdim, dtype=dtype) if dim is not None else sum(x, dtype=dtype)
 
 def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None, out: Any = None) -> Tensor:
     "Mean of the non-NaN elements."
     if out is not None: return _write_out(nanmean(input, dim, keepdim, dtype=dtype), out, 'nanmean')
+    if input.dtype.is_complex and input.device.type == 'cpu': raise RuntimeError("nansum on CPU does not support complex inputs")
     if not input.dtype.is_floating_point:
         raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype but got {torch_name(input.dtype)}")
     cnt = nansum((~isnan(input)).to(input.dtype if dtype is None else dtype), dim, keepdim)

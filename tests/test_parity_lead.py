@@ -179,3 +179,12 @@ def test_cross_entropy_label_smoothing_on_cuda():
                                              label_smoothing=0.1)
         assert got.device.type == 'cuda'
         np.testing.assert_allclose(got.cpu().numpy(), want.numpy(), rtol=1e-6)
+
+
+def test_nansum_nanmean_refuse_complex_on_cpu():
+    "torch's CPU nansum (and nanmean, which calls it) has no complex kernel."
+    z = [1 + 2j, complex('nan')]
+    cases = [lambda L: L.nansum(L.tensor(z)), lambda L: L.nansum(L.tensor(z), 0), lambda L: L.nanmean(L.tensor(z)),
+             lambda L: L.nansum(L.ones(2), dtype=L.complex64)]
+    for f in cases:
+        assert _outcome(f, mt) == _outcome(f, torch)
