@@ -336,6 +336,7 @@ def _addmm_dtypes(self: Tensor, mat1: Tensor, mat2: Tensor) -> None:
                            f"{[mat1.shape[0], mat2.shape[1]]} should match")
     if self.dtype is dt.bool: raise NotImplementedError("\"addmm_impl_cpu_\" not implemented for 'Bool'")
 
+# %% ../nbs/08dc_lookup.ipynb #49465d47
 # Into an expanded view: PyTorch's kernels refuse it (after autograd's checks, before any dtype check: `frac_` of an
 # expanded uint8 tensor is the overlap error), except index_fill_, which writes through with a warning.
 def _swap_expanded(f: Any, self: Tensor, *a: Any, **k: Any) -> Tensor:
@@ -355,6 +356,7 @@ def _swap_expanded(f: Any, self: Tensor, *a: Any, **k: Any) -> Tensor:
         return self
     raise RuntimeError(_OVERLAP)
 
+# %% ../nbs/08dc_lookup.ipynb #c1bbd525
 # An `unfold` view's elements share memory without a 0 stride: PyTorch's index_copy_ writes source element by element
 # through the aliased memory, so a later write wins; the order is TensorIterator's (dims sorted by stride: self's with
 # 0 along `dim`, then index's, then source's; a tie puts the smaller dim inside).
@@ -366,6 +368,7 @@ def _self_aliases(d: Any) -> bool:
         ext += st * (sz - 1)
     return False
 
+# %% ../nbs/08dc_lookup.ipynb #b1b4163d
 def _index_copy_aliased(self: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
     from minitorch.inplace_graph import _check_inplace
     from minitorch.backends import to_numpy
@@ -405,6 +408,7 @@ def _index_copy_aliased(self: Tensor, dim: int, index: Tensor, source: Tensor) -
     self._vbox[0] += 1
     return self
 
+# %% ../nbs/08dc_lookup.ipynb #f28b72fb
 class _ValuesOf(Function):
     "`values` forward, with `r`'s gradient (IndexCopyBackward0's formula does not see the aliasing either)."
     _node_name = 'IndexCopyBackward0'
@@ -419,6 +423,7 @@ def _nan_to_num_c(self: Tensor, *a: Any, **k: Any) -> Tensor:
     with no_grad(): v = nan_to_num(self.detach(), *a, **k)
     return where(isfinite(self), self, v)
 
+# %% ../nbs/08dc_lookup.ipynb #adff5c91
 # PyTorch's cpu baddbmm_ has no overlap check when k*n*m < 400: its small kernel loops over b, i, j in order and
 # writes r[b,i,j] = r[b,i,j]*beta + alpha*sum_k straight into self's memory, so later elements read earlier writes.
 def _bmm_size(self: Tensor, *a: Any) -> int | None:
