@@ -158,6 +158,7 @@ def _cmul_fma(x: Any, y: Any) -> Any:
     with np.errstate(all='ignore'):
         return np.complex64(complex(f(a * c + float(-f(b * d))), f(a * d + float(f(b * c)))))
 
+# %% ../nbs/08b_reductions.ipynb #02901ba3
 def _torch_order_prod(v: np.ndarray) -> Any:
     "The product of the 1-D array `v` (memory order) as PyTorch's CPU kernel computes it."
     W, cplx = 32 // v.dtype.itemsize, v.dtype.kind == 'c'
@@ -177,6 +178,7 @@ def _torch_order_prod(v: np.ndarray) -> Any:
         for k in range(count * 4 * W, n): out = op(out, v[k])
     return out
 
+# %% ../nbs/08b_reductions.ipynb #55b5d8cb
 def _prod_in_torch_order(x: Tensor, dims: tuple, keepdim: bool, out_dtype: dtype) -> Tensor | None:
     "The product of a small float16/32/64 (or complex64, all of it) `x` in PyTorch's order (None: not that case)."
     if x.ndim == 0 or x.dtype is not out_dtype or not 1 <= x.numel() <= 32768: return None
@@ -198,6 +200,7 @@ def _prod_in_torch_order(x: Tensor, dims: tuple, keepdim: bool, out_dtype: dtype
     if x._device.type != 'cpu': host = get_backend(x._device.type).from_host(host)
     return Tensor._make(host, out_dtype, x._device)
 
+# %% ../nbs/08b_reductions.ipynb #4388494f
 class Prod(Function):
     "Product over one dim (or all); gradient: product of the other elements."
     _node_name = 'ProdBackward1'
@@ -227,6 +230,7 @@ class Prod(Function):
         if x.shape[d] == 1: return g, None, None, None
         return g * _cj(_prod_others(x, d)), None, None, None
 
+# %% ../nbs/08b_reductions.ipynb #ccf8fe6e
 def _prod_others(x: Tensor, dim: int) -> Tensor:
     "For each element, the product of the other elements along `dim` (exact with zeros): exclusive cumprods."
     n = x.shape[dim]
