@@ -130,6 +130,7 @@ def _blob16(vals: list, bf: bool) -> np.ndarray:
     h = np.frombuffer(np.array(vals, np.float64).tobytes(), np.uint16)[:len(vals)]
     return (h.astype(np.uint32) << 16).view(np.float32) if bf else h.view(np.float16).astype(np.float32)
 
+# %% ../nbs/21d_linalg_more.ipynb #bea770d8
 _T12_B = [9.0198e-16, 0.46932117595418237389, -0.20099424927047284052, -0.04623946134063071740,
           5.31597895759871264183, 1.19926790417132231573, 0.01179296240992997031, 0.01108844528519167989,
           0.18188869982170434744, 0.05502798439925399070, 0.09351590770535414968, 0.00610700528898058230,
@@ -145,6 +146,7 @@ _T18_B = [0., -1.00365581030144618291e-01, -8.02924648241156932449e-03, -8.92138
 _THETAS_D = (2.220446049250313e-16, 2.580956802971767e-08, 3.397168839976962e-04, 4.991228871115323e-02,
              2.996158913811580e-01, 1.090863719290036e+00)
 
+# %% ../nbs/21d_linalg_more.ipynb #5a8a8990
 def _expm16_np(a: np.ndarray, bf: bool) -> np.ndarray:
     "PyTorch's CPU `mexp` for a float16/bfloat16 batch `a` (float32 values of the 16-bit type), step for step."
     R = lambda x: _r16(x, bf)
