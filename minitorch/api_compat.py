@@ -210,6 +210,40 @@ class _LastBagMean(minitorch.autograd.Function):
     @staticmethod
     def backward(ctx, g): return (g / ctx.n).expand(*ctx.shape).clone(), None, None
 
+# %% ../nbs/12h_api_compat.ipynb #ef2328f9
+def _check_bag_weight(weight) -> None:
+    "embedding_bag's weight dtype check: only floating weights, named in PyTorch's legacy type names."
+    if weight.dtype not in (minitorch.float16, minitorch.bfloat16, minitorch.float32, minitorch.float64):
+        from minitorch.pointwise import torch_name
+        n = torch_name(weight.dtype)   # PyTorch's legacy type names: torch.LongTensor, CPUBoolType
+        cuda = weight.device.type == 'cuda'
+        t = (f"torch.{'cuda.' if cuda else ''}{n}Tensor" if n in ('Byte', 'Char', 'Short', 'Int', 'Long')
+             else f"{'CUDA' if cuda else 'CPU'}{n}Type")
+        raise RuntimeError("Expected tensor for argument #1 'weight' to have one of the following scalar types: Half, "
+                           f"BFloat16, Float, Double; but got {t} instead (while checking arguments for embedding_bag)")
+
+# %% ../nbs/12h_api_compat.ipynb #26ecaa2e
+def _bag_reduce(emb, bags, div, keep, mode):
+    "The max, sum or mean of each bag's kept rows of `emb` (`div`: the fast path's last mean bag divisor)."
+    if mode == 'max':
+        rows = []
+        for s, e in bags:
+            sel = s + np.nonzero(keep[s:e])[0]
+            rows.append(emb.index_select(0, minitorch.tensor(sel.tolist(), dtype=minitorch.int64)).max(0).values
+                        if len(sel) else emb[:0].sum(0))   # an empty bag: zeros, still in the graph
+        return minitorch.stack(rows) if rows else emb[:0].clone()
+    rows = []   # each bag sums only its own rows (a 0/1 matrix @ emb would spread 0 * NaN from the others)
+    for (s, e), dv in zip(bags, div):
+        sel = s + np.nonzero(keep[s:e])[0]
+        if dv and mode == 'mean':   # the fast path's last mean bag: forward over its own rows, backward over all to the end
+            rows.append(_LastBagMean.apply(emb[s:], e - s, dv))
+        elif len(sel):
+            r = emb.index_select(0, minitorch.tensor(sel.tolist(), dtype=minitorch.int64, device=emb.device)).sum(0)
+            rows.append(r / len(sel) if mode == 'mean' else r)
+        else: rows.append(emb[:0].sum(0))   # an empty bag: zeros, still in the graph
+    return minitorch.stack(rows) if rows else emb[:0].clone()
+
+# %% ../nbs/12h_api_compat.ipynb #12fbfddf
 def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type: float = 2, scale_grad_by_freq: bool = False,
                   mode: str = 'mean', sparse: bool = False, per_sample_weights=None, include_last_offset: bool = False,
                   padding_idx=None):
@@ -220,14 +254,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type: float =
         raise NotImplementedError("embedding_bag: per_sample_weights was not None. per_sample_weights is only "
                                   f"supported for mode='sum' (got mode='{mode}'). Please open a feature request on GitHub.")
     flat, bags = _bags(input, offsets, include_last_offset)
-    if weight.dtype not in (minitorch.float16, minitorch.bfloat16, minitorch.float32, minitorch.float64):
-        from minitorch.pointwise import torch_name
-        n = torch_name(weight.dtype)   # PyTorch's legacy type names: torch.LongTensor, CPUBoolType
-        cuda = weight.device.type == 'cuda'
-        t = (f"torch.{'cuda.' if cuda else ''}{n}Tensor" if n in ('Byte', 'Char', 'Short', 'Int', 'Long')
-             else f"{'CUDA' if cuda else 'CPU'}{n}Type")
-        raise RuntimeError("Expected tensor for argument #1 'weight' to have one of the following scalar types: Half, "
-                           f"BFloat16, Float, Double; but got {t} instead (while checking arguments for embedding_bag)")
+    _check_bag_weight(weight)
     idx = np.asarray(flat.tolist(), dtype=np.int64)
     bad = np.nonzero((idx < 0) | (idx >= weight.shape[0]))[0]
     if len(bad):
@@ -251,24 +278,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type: float =
            for b, (s, e) in enumerate(bags)]   # PyTorch 2.13's include_last_offset: its last bag's mean divides by
     if include_last_offset and bags and (mode == 'max' or slow):   # the indices to the end, and on the slow
         bags = list(bags[:-1]) + [(bags[-1][0], len(idx))]   # path (or max) it takes them all in
-    if mode == 'max':
-        rows = []
-        for s, e in bags:
-            sel = s + np.nonzero(keep[s:e])[0]
-            rows.append(emb.index_select(0, minitorch.tensor(sel.tolist(), dtype=minitorch.int64)).max(0).values
-                        if len(sel) else emb[:0].sum(0))   # an empty bag: zeros, still in the graph
-        return minitorch.stack(rows) if rows else emb[:0].clone()
-    rows = []   # each bag sums only its own rows (a 0/1 matrix @ emb would spread 0 * NaN from the others)
-    for (s, e), dv in zip(bags, div):
-        sel = s + np.nonzero(keep[s:e])[0]
-        if dv and mode == 'mean':   # the fast path's last mean bag: forward over its own rows, backward over all to the end
-            rows.append(_LastBagMean.apply(emb[s:], e - s, dv))
-        elif len(sel):
-            r = emb.index_select(0, minitorch.tensor(sel.tolist(), dtype=minitorch.int64, device=emb.device)).sum(0)
-            rows.append(r / len(sel) if mode == 'mean' else r)
-        else: rows.append(emb[:0].sum(0))   # an empty bag: zeros, still in the graph
-    return minitorch.stack(rows) if rows else emb[:0].clone()
-
+    return _bag_reduce(emb, bags, div, keep, mode)
 
 # %% ../nbs/12h_api_compat.ipynb #30de987c
 class EmbeddingBag(Module):
