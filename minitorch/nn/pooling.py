@@ -140,6 +140,7 @@ def _check_int_args(fname: str, *args: tuple) -> None:
             raise TypeError(f"{fname}(): argument '{name}' failed to unpack the object at pos {i + 1} with error "
                             f"\"type must be tuple of ints,but got {type(e).__name__}\"")
 
+# %% ../../nbs/11a_unpool_fold.ipynb #f6542c93
 def adaptive_max_pool1d(input: Tensor, output_size: int | tuple,
                         return_indices: bool = False) -> Tensor | tuple[Tensor, Tensor]:
     "Adaptive max pooling of `(N, C, L)`: the 2-d one on `(N, C, 1, L)`; indices are positions in `L`."
@@ -169,6 +170,7 @@ def adaptive_max_pool2d_with_indices(input: Tensor, output_size: Any, return_ind
     "`adaptive_max_pool2d(..., return_indices=True)`."
     return adaptive_max_pool2d(input, output_size, True)
 
+# %% ../../nbs/11a_unpool_fold.ipynb #78247a3e
 def _lp_finish(out: Tensor, n: int, norm_type: float) -> Tensor:
     return (out.sign() * out.abs().relu()).mul(n).pow(1.0 / norm_type)
 
