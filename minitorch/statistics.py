@@ -175,6 +175,7 @@ class _EvenSpread(Function):
     def backward(ctx, g):
         return where(ctx.mask, g / ctx.mask.sum(), 0.0), None, None
 
+# %% ../nbs/08da_statistics.ipynb #79502be0
 def _check_median_dim(input: Tensor, dim: int | None) -> None:
     "PyTorch checks an empty reduction dim first (before the dtype), naming it wrapped and as `median()` for both."
     if dim is not None and input.dim() and input.shape[dim % input.dim()] == 0:
@@ -199,6 +200,7 @@ def _check_median_dtype(input: Tensor, dim: int | None, name: str = 'median') ->
     k = 'median_cpu' if dim is None else 'median_out'
     raise NotImplementedError(f'"{k}" not implemented for \'{torch_name(input.dtype)}\'')
 
+# %% ../nbs/08da_statistics.ipynb #664f6a48
 def median(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Any:
     "Lower median of all elements, or (values, indices) along `dim`."
     _check_median_dim(input, dim)
