@@ -45,7 +45,7 @@ def test_failed_rank_restarts_and_resumes(tmp_path, clean, mode):
     res, took = job(tmp_path, "resumed", 4, mode, elastic=2)
     assert res.returncode == 0, res.stdout[-2000:] + res.stderr[-3000:]
     assert res.stderr.count(": starting the group") == 2 and "attempt 1 failed" in res.stderr, res.stderr[-3000:]
-    assert res.stdout.count("attempt 2 resumes after step 3") == 2, res.stdout
+    assert res.stdout.count("attempt 2 resumes after step 3") == 2, res.stdout + res.stderr[-3000:]
     same(clean, mt.load(tmp_path / "resumed.pt"))
     fail_time = float(res.stderr.split("attempt 1 failed with exit code")[1].split("after ")[1].split(" s")[0])
     assert fail_time < 45, fail_time            # the failed attempt (start + 3 steps + detection) ended promptly
