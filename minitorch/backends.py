@@ -165,6 +165,14 @@ def _vector_read(v: np.ndarray, k: int) -> Any:
     if v.flags.c_contiguous: return v.reshape(-1)[:k]
     return v.flat[0] if not any(v.strides) else None
 
+def _cmul_plain(x: Any, y: Any) -> np.ndarray:
+    "PyTorch's vector complex product: (ac - bd) + (ad + bc)i, each product and sum rounded (no fused multiply-add)."
+    out = np.empty(np.broadcast_shapes(np.shape(x), np.shape(y)), np.result_type(x, y))
+    with np.errstate(all='ignore'):
+        out.real = x.real * y.real - x.imag * y.imag
+        out.imag = x.real * y.imag + x.imag * y.real
+    return out
+
 def _cmul(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     "PyTorch's complex product: its vector loop rounds each step of (ac - bd) + (ad + bc)i, its scalar tail fuses (as numpy)."
     out = np.multiply(x, y)
@@ -177,10 +185,7 @@ def _cmul(x: np.ndarray, y: np.ndarray) -> np.ndarray:
         r, x, y = r.transpose(order), x.transpose(order), y.transpose(order)
     xs, ys = _vector_read(x, k), _vector_read(y, k)
     if xs is None or ys is None or not r.flags.c_contiguous: return out     # strided: PyTorch's scalar loop, as numpy's
-    v = r.reshape(-1)
-    with np.errstate(all='ignore'):
-        v.real[:k] = xs.real * ys.real - xs.imag * ys.imag
-        v.imag[:k] = xs.real * ys.imag + xs.imag * ys.real
+    r.reshape(-1)[:k] = _cmul_plain(xs, ys)
     return out
 
 

@@ -273,6 +273,12 @@ def _reduce_helpers(op: str, in_name: str, threads: int) -> tuple:
             s //= 2
     return acc, load, to_acc, combine, block_tree
 
+def _result_store(op: str, in_name: str, out_name: str) -> Any:
+    "The device function storing reduction `op`'s accumulator into `out_name` (complex and integer ones as the CPU casts)."
+    cat = _category(reduce_acc(op, in_name))
+    return storer(out_name, cat == "complex", cat == "int")
+
+
 # %% ../nbs/13b_cuda_reduce.ipynb #075a2800
 @functools.lru_cache(maxsize=None)
 def _partials_kernel(op: str, in_name: str, threads: int) -> Any:
@@ -310,7 +316,7 @@ def _partials_kernel(op: str, in_name: str, threads: int) -> Any:
 def _final_kernel(op: str, in_name: str, out_name: str, threads: int) -> Any:
     "Second pass: block `row` folds the partials of its row and stores the result (the index for argmax/argmin)."
     acc, load, to_acc, combine, block_tree = _reduce_helpers(op, in_name, threads)
-    store = storer(out_name, _category(reduce_acc(op, in_name)) == "complex", _category(reduce_acc(op, in_name)) == "int")
+    store = _result_store(op, in_name, out_name)
     is_arg, identity = op in ("argmax", "argmin"), _IDENTITY[op]
 
     @cuda.jit
@@ -341,7 +347,7 @@ def _final_kernel(op: str, in_name: str, out_name: str, threads: int) -> Any:
 def _per_row_kernel(op: str, in_name: str, out_name: str, threads: int) -> Any:
     "One thread per row, folding the whole row in registers: for many short rows."
     acc, load, to_acc, combine, block_tree = _reduce_helpers(op, in_name, threads)
-    store = storer(out_name, _category(reduce_acc(op, in_name)) == "complex", _category(reduce_acc(op, in_name)) == "int")
+    store = _result_store(op, in_name, out_name)
     is_arg, identity = op in ("argmax", "argmin"), _IDENTITY[op]
 
     @cuda.jit

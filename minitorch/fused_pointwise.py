@@ -15,6 +15,7 @@ from .ops import (where, exp, log, log1p, sqrt, sin, abs, trunc, isnan, isinf, i
                   _result_type, _cj, _write_out)
 from .autograd import Function
 from .reductions import sum, mm, mv, bmm, outer, return_types, matmul, _rtype
+from .sum_reductions import _Value
 from .views import narrow, cat, stack, gather, sort, reshape, flatten
 
 # %% auto #0
@@ -120,13 +121,9 @@ def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any
     return r if r is not None else _axpby(input, outer(vec1, vec2), beta, alpha)
 
 # %% ../nbs/08d_more_ops.ipynb #2cfb42ec
-class _Values(Function):
+class _Values(_Value):
     "`r`'s gradient with the values `v` (a composite whose inf/NaN placement a PyTorch kernel decides)."
     _node_name = 'AddmmBackward0'
-    @staticmethod
-    def forward(ctx, r, v): return v
-    @staticmethod
-    def backward(ctx, g): return g, None
 
 def _parts(re: np.ndarray, im: np.ndarray, c: Any) -> np.ndarray:
     "The complex array `re + i im` (no complex arithmetic: `re + 1j * im` would make 0 * inf = NaN)."

@@ -17,6 +17,7 @@ from .autograd import Function
 from .tensor_data import ConjStorage, view_strides
 from .ops import unary_forward
 from .reductions import sum, mm, mv, bmm, outer, return_types, matmul, _rtype
+from .sum_reductions import _Value
 from .views import narrow, cat, stack, gather, sort, reshape, flatten
 
 # %% auto #0
@@ -384,21 +385,8 @@ def _index_copy_aliased(self: Tensor, dim: int, index: Tensor, source: Tensor) -
     w, s, ix = to_numpy(t), to_numpy(source._data), index.reshape(-1).tolist()
     n = self.dim()
     ops = [[0 if i == d else st for i, st in enumerate(self.stride())], [1 if i == d else 0 for i in range(n)],
-           list(source.stride())]
-    def swap(a, b):   # TensorIterator's should_swap
-        for st in ops:
-            if st[a] == 0 or st[b] == 0: continue
-            if st[a] != st[b]: return -1 if st[a] < st[b] else 1
-            if s.shape[a] > s.shape[b]: return 1
-        return 0
-    perm = list(range(n))[::-1]   # perm[0] is the innermost dim
-    for i in range(1, n):
-        d1 = i
-        for d0 in range(i - 1, -1, -1):
-            c = swap(perm[d0], perm[d1])
-            if c > 0: perm[d0], perm[d1] = perm[d1], perm[d0]; d1 = d0
-            elif c < 0: break
-    outer = perm[::-1]
+           list(source.stride())]        # TensorIterator's operands: self (restrided along dim), index, source
+    outer = _iter_perm(s.shape, [(s.shape, st) for st in ops])[::-1]
     for q in np.ndindex(*[s.shape[i] for i in outer]):
         p = [0] * n
         for i, v in zip(outer, q): p[i] = v
@@ -409,13 +397,9 @@ def _index_copy_aliased(self: Tensor, dim: int, index: Tensor, source: Tensor) -
     return self
 
 # %% ../nbs/08dc_lookup.ipynb #f28b72fb
-class _ValuesOf(Function):
+class _ValuesOf(_Value):
     "`values` forward, with `r`'s gradient (IndexCopyBackward0's formula does not see the aliasing either)."
     _node_name = 'IndexCopyBackward0'
-    @staticmethod
-    def forward(ctx, r, values): return values
-    @staticmethod
-    def backward(ctx, g): return g, None
 
 # Only the out-of-place complex nan_to_num refuses autograd: nan_to_num_'s NanToNumBackward0 is g * isfinite(self).
 def _nan_to_num_c(self: Tensor, *a: Any, **k: Any) -> Tensor:

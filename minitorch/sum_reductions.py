@@ -14,7 +14,7 @@ from . import dtypes as dt
 from .dtypes import dtype
 from .tensor_data import TensorData, normalize_dim, broadcast_shapes
 import numpy as np
-from .backends import get_backend, make_data, is_contiguous, to_numpy, from_numpy
+from .backends import get_backend, make_data, is_contiguous, to_numpy, from_numpy, _cmul_plain
 from .tensors import Tensor, tensor, zeros, zeros_like, ones_like, patch
 from .autograd import Function, is_grad_enabled
 from .ops import where, exp, log, sqrt, _NoGrad, _cj, _float_of
@@ -147,11 +147,6 @@ def _legacy(d: dtype) -> str:
 # blocks of 4 vectors of W lanes (32 bytes each) are folded lane by lane, the 4 vectors and then the W lanes are
 # multiplied together, and the tail is multiplied one element at a time. Each product is rounded to the dtype
 # (float16 too), and a scalar complex64 product is fused: re = fma(a, c, -b*d), im = fma(a, d, b*c).
-def _cmul_vec(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    "The vector complex64 product (no fma): (ac - bd) + (ad + bc)i, each product rounded to float32."
-    a, b, c, d = x.real, x.imag, y.real, y.imag
-    return (a * c - b * d) + 1j * (a * d + b * c)
-
 def _cmul_fma(x: Any, y: Any) -> Any:
     "The scalar complex64 product with fused multiply-adds (emulated in float64)."
     f, a, b, c, d = np.float32, float(x.real), float(x.imag), float(y.real), float(y.imag)
@@ -163,7 +158,7 @@ def _torch_order_prod(v: np.ndarray) -> Any:
     "The product of the 1-D array `v` (memory order) as PyTorch's CPU kernel computes it."
     W, cplx = 32 // v.dtype.itemsize, v.dtype.kind == 'c'
     op = _cmul_fma if cplx else (lambda p, q: p * q)
-    vop = _cmul_vec if cplx else (lambda p, q: p * q)
+    vop = _cmul_plain if cplx else (lambda p, q: p * q)   # (the vector product, as the backend's `*`)
     out, n = v.dtype.type(1), v.size
     count = n // (4 * W)
     with np.errstate(all='ignore'):

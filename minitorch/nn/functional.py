@@ -213,7 +213,6 @@ def _skip_padding(out: Tensor, cols: Tensor, weight: Tensor, bias: Tensor | None
     "PyTorch's oneDNN convolution (float32, bfloat16; float64/16 run im2col) never multiplies a weight by a padding zero:"\
     " im2col does, and an inf or NaN weight"\
     " then makes 0·inf = NaN. Recompute the values with the non-finite weights applied to real pixels only."
-    from minitorch.sum_reductions import _Value
     N, O = out.shape[0], weight.shape[0]
     c = cols.detach().to(minitorch.float64).numpy().reshape(N, groups, -1, cols.shape[-1])    # (N, G, Cg·K, L)
     w = weight.detach().to(minitorch.float64).numpy().reshape(groups, O // groups, -1)
@@ -228,6 +227,12 @@ def _skip_padding(out: Tensor, cols: Tensor, weight: Tensor, bias: Tensor | None
     v = v.reshape(out.shape)
     if bias is not None: v = v + bias.detach().to(minitorch.float64).numpy().reshape(1, O, 1, 1)
     return _Value.apply(out, minitorch.tensor(v, dtype=out.dtype, device=out.device))
+
+# %% ../../nbs/11_nn_unfold_conv.ipynb #0581b238
+from ..sum_reductions import _Value
+
+class _ConvValues(_Value): _node_name = 'ConvolutionBackward0'
+
 
 # %% ../../nbs/11_nn_unfold_conv.ipynb #2722e7dc
 def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: int | tuple = 1,
@@ -271,10 +276,9 @@ def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: in
                 cols.dtype == weight.dtype == bias.dtype:
             # 16-bit floats: PyTorch adds the bias in float32 and rounds once. Those values, with the gradient above:
             # the graph keeps only 16-bit tensors (autocast's memory saving), the float32 pass runs outside it
-            from minitorch.fused_pointwise import _Values
             with minitorch.no_grad():
                 exact = (w3.float().matmul(c4.float()).reshape(N, O, oh, ow) + bias.float().reshape(1, O, 1, 1))
-            out = _Values.apply(out, exact.to(cols.dtype))
+            out = _ConvValues.apply(out, exact.to(cols.dtype))
     if any(pads) and _onednn_skips_padding(weight, N, groups, ek, pads) and \
             not np.isfinite(weight.detach().float().numpy()).all():
         out = _skip_padding(out, cols, weight, bias, groups, input, (kh, kw), dilation, pads, stride)
