@@ -211,6 +211,7 @@ class Solve(Function):
         gB = Solve.apply(A.mH, g)[0]
         return (-(gB @ X.mH) if ctx.needs_input_grad[0] else None), gB
 
+# %% ../nbs/21c_linalg_functions.ipynb #64236576
 def _bcast(*shapes: tuple) -> tuple:
     return tuple(np.broadcast_shapes(*shapes))
 
@@ -305,6 +306,7 @@ class Cholesky(Function):
 _CHOL_MSG = lambda i: ("The factorization could not be completed because the input is not positive-definite "
                        f"(the leading minor of order {i} is not positive-definite).")
 
+# %% ../nbs/21c_linalg_functions.ipynb #e491aad7
 class CholeskySolve(Function):
     "Two triangular solves forward; PyTorch's backward, which treats the factor as a full matrix (so the triangle"
     " the solves never read still gets a gradient, as in `torch.cholesky_solve`)."
@@ -334,6 +336,7 @@ def cholesky_inverse(L: Tensor, upper: bool = False, *, out: Any = None) -> Tens
     "A^{-1} from the Cholesky factor of A (`torch.cholesky_inverse`)."
     return cholesky_solve(_eye_like(L).clone(), L, upper)
 
+# %% ../nbs/21c_linalg_functions.ipynb #2788981f
 def cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False, out: Any = None) -> tuple:
     "Cholesky factor and info (the order of the first leading minor that is not positive-definite, or 0)."
     _check(A, 'linalg.cholesky', 'cholesky_cpu', square=True)
@@ -358,6 +361,7 @@ def _qr_back_tall(Q, R, gQ, gR):
     b = gQ + Q @ _copyltu(M)
     return solve_triangular(R.mH, b, upper=False, left=False)
 
+# %% ../nbs/21c_linalg_functions.ipynb #f2697721
 class QR(Function):
     @staticmethod
     def forward(ctx, A: Tensor, mode: str):
