@@ -60,6 +60,7 @@ def _loss_kernel(kernel: str, *ts: Tensor) -> list:
     if not d.is_floating_point: raise NotImplementedError(f'"{kernel}" not implemented for \'{torch_name(d)}\'')
     return [t if t.dtype is d else t.to(d) for t in ts]
 
+# %% ../../nbs/11e_losses.ipynb #251cf729
 def _nll_half_cascade(x: np.ndarray, w: np.ndarray, valid: np.ndarray, mean: bool, nd: Any) -> float:
     "PyTorch's CPU `nll_loss_out_frame` for 16-bit `x[b] * w[b]` (`valid`: not ignored): the loss in dtype `nd`."
     r = lambda v: np.float32(np.float32(v).astype(nd))        # one rounding to the 16-bit dtype
@@ -288,6 +289,7 @@ def _bce_logits(input: Tensor, target: Tensor, weight: Tensor | None, pos_weight
     if weight is not None: loss = loss * weight
     return _reduce(loss, reduction)
 
+# %% ../../nbs/11e_losses.ipynb #32472f50
 class _BCEWithLogits(Function):
     "One node as in PyTorch, with the closed-form gradients: $\\sigma(x)(1 + (p-1)t) - pt$ for the logits, "\
     "$-x - (p-1)\\log\\sigma(x)$ for the target (times `weight`)."
@@ -334,6 +336,7 @@ def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, siz
     if not (input.dtype.is_floating_point or input.dtype.is_complex): out = out.to(input.dtype)   # torch keeps ints
     return _reduce(out, _legacy(size_average, reduce, reduction))
 
+# %% ../../nbs/11e_losses.ipynb #12a4b422
 def soft_margin_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
                      reduction: str = 'mean') -> Tensor:
     "$\\log(1 + e^{-yx})$, op for op as PyTorch: `-x`, `*y`, `exp`, `log1p`, each into a tensor of `input`'s dtype."
@@ -453,6 +456,7 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = 'mean', delta: fl
     loss = minitorch.where(big, (a - dh) * dv, s * s * 0.5)
     return _reduce(loss if weight is None else loss * weight, reduction)
 
+# %% ../../nbs/11e_losses.ipynb #f9cf7cc6
 def kl_div(input: Tensor, target: Tensor, size_average: bool | None = None, reduce: bool | None = None,
            reduction: str = 'mean', log_target: bool = False) -> Tensor:
     "Pointwise KL divergence $y(\\log y - x)$ of log-probabilities `input` from `target`."
