@@ -52,7 +52,7 @@ class _OverlapInfo:
     def __init__(self) -> None:
         self.status, self.params_per_bucket, self.futures = "UNINITIALIZED", [], {}
 
-
+# %% ../../../nbs/22d_zero.ipynb #2491203e
 class ZeroRedundancyOptimizer(Optimizer):
     "ZeRO stage 1: every rank keeps the optimizer state of its own partition of the parameters only."
     def __init__(self, params: Iterable, optimizer_class: type, process_group: Any = None,
@@ -125,7 +125,7 @@ def _sync_params(self: ZeroRedundancyOptimizer) -> None:
             works += [dist.broadcast(t.detach(), src=r, group=self.process_group, async_op=True) for t in tensors]
     for w in works: w.wait()
 
-
+# %% ../../../nbs/22d_zero.ipynb #403d71be
 @patch
 def step(self: ZeroRedundancyOptimizer, closure: Callable | None = None, **kwargs: Any) -> Any:
     "A local step on this rank's partition, then every partition is broadcast from its owner."
@@ -251,7 +251,7 @@ def hook_with_zero_step(hook: Callable, ddp: Any, zero: ZeroRedundancyOptimizer,
         return fut
     return hook_with_zero_fn
 
-
+# %% ../../../nbs/22d_zero.ipynb #69e83e4b
 @patch
 def _overlap_step(self: ZeroRedundancyOptimizer) -> None:
     "At the last bucket: wait for this rank's buckets, step their parameters, broadcast every bucket from its owner."
