@@ -100,6 +100,7 @@ class PrimTracer(TorchDispatchMode):
         self.record(func, args, kwargs, out if isinstance(out, (Tensor, tuple, list)) else ())
         return out
 
+# %% ../../nbs/25d_decompositions.ipynb #a18eeeb6
 def _accepts(rule, args, kwargs) -> bool:
     try: inspect.signature(rule).bind(*args, **kwargs); return True
     except TypeError: return False
@@ -184,6 +185,8 @@ def _clamp(x, lo, hi):
     if lo is not None: x = _where(pointwise(prims.lt, x, lo), lo, x)     # where, not maximum: torch's gradient at ties
     if hi is not None: x = _where(pointwise(prims.gt, x, hi), hi, x)
     return x
+
+# %% ../../nbs/25d_decompositions.ipynb #5393d905
 register('lerp')(lambda a, b, w: add(a, mul(w, sub(b, a))))
 register('addcmul')(lambda x, a, b, value=1: add(x, mul(value, mul(a, b)) if value != 1 else mul(a, b)))
 register('addcdiv')(lambda x, a, b, value=1: add(x, mul(value, div(a, b)) if value != 1 else div(a, b)))
@@ -476,6 +479,7 @@ for _n, _ranks in [('dropout', None), ('alpha_dropout', None), ('feature_alpha_d
     register(_n)(lambda x, p=0.5, training=True, inplace=False, _r=_ranks: x if (not training or p == 0) and not
                  inplace and 0 <= p <= 1 and (_r is None or x.dim() in _r) else NotImplemented)
 
+# %% ../../nbs/25d_decompositions.ipynb #76d1b699
 def _reduction(out, reduction):
     if reduction == 'mean': return _mean(out, None, False)
     return _reduce(prims.sum, out) if reduction == 'sum' else out
@@ -515,6 +519,8 @@ register('nll_loss')(lambda x, t, weight=None, size_average=None, ignore_index=-
 register('cross_entropy')(lambda x, t, weight=None, size_average=None, ignore_index=-100, reduce=None,
                           reduction='mean', label_smoothing=0.0: _nll(_softmax(x, 1, log=True), t, weight,
                           ignore_index, reduction, label_smoothing) if not _is_float(t.dtype) else NotImplemented)
+
+# %% ../../nbs/25d_decompositions.ipynb #181db9d8
 register('rms_norm')(lambda x, shape, weight=None, eps=None: _rms(x, list(shape), weight, eps))
 def _rms(x, shape, weight, eps):
     dims = list(range(x.dim() - len(shape), x.dim()))
