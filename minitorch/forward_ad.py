@@ -190,6 +190,7 @@ _UNARY_DERIV = {  # op: f'(x) as a function of x, y
     'round': lambda x, y: 0.0, 'trunc': lambda x, y: 0.0,
 }
 
+# %% ../nbs/19_forward_ad.ipynb #e4f317e6
 def _unary_rule(op: str) -> Callable:
     deriv = _UNARY_DERIV[op]
     def rule(args: tuple, out: Tensor, tan: list) -> Tensor:
@@ -225,6 +226,7 @@ def jvp_maximum(args, out, tan):  # the winner's tangent; ties: the mean
 
 JVP_RULES[_ops.Minimum] = jvp_maximum  # same formula: where(out == a, ȧ, ḃ)
 
+# %% ../nbs/19_forward_ad.ipynb #ba1b0476
 @jvp_rule(_ops.Remainder)
 def jvp_remainder(args, out, tan):  # ȧ − floor(a/b)·ḃ
     (a, b), (ta, tb) = args, tan
@@ -364,6 +366,7 @@ def _rule_for(cls: type) -> Callable | None:
         if r is not None: return r
     return None
 
+# %% ../nbs/19_forward_ad.ipynb #018471e0
 def _fw_apply(func: Any, args: tuple, kwargs: dict) -> Any:
     "Forward-mode AD's view of one `Function.apply`: run the op (below this mode), then its jvp rule on the tangents."
     cls = func.function
