@@ -190,7 +190,7 @@ def stop(self: _Agent, wait: float = 5.0) -> None:
     self.pool.shutdown(wait=False, cancel_futures=True)
     self.zctx.destroy(linger=3000)      # every thread's DEALERs: what they still hold goes out first
 
-
+# %% ../../../nbs/23_rpc_agent.ipynb #7242956b
 def _describe(obj: Any) -> str:
     "A short name of what a message carries, for the log."
     if isinstance(obj, tuple) and len(obj) == 3 and callable(obj[0]):
@@ -289,7 +289,7 @@ def get_rpc_timeout() -> float: return _the_agent().opts.rpc_timeout
 
 def _set_rpc_timeout(t: float) -> None: _the_agent().opts.rpc_timeout = t
 
-
+# %% ../../../nbs/23_rpc_agent.ipynb #6a1d9853
 def _to_id(to: str | int | WorkerInfo) -> int:
     a = _the_agent()
     if isinstance(to, WorkerInfo): return to.id
