@@ -392,7 +392,9 @@ def _index_copy_aliased(self: Tensor, dim: int, index: Tensor, source: Tensor) -
         for i, v in zip(outer, q): p[i] = v
         p = tuple(p)
         w[p[:d] + (ix[p[d]],) + p[d + 1:]] = s[p]
-    if rec: return self.copy_(_ValuesOf.apply(r, tensor(np.array(w), dtype=self.dtype)))
+    if rec:
+        r = index_copy(_LastWrite.apply(self, _last_writes(self)), dim, index, source)
+        return self.copy_(_ValuesOf.apply(r, tensor(np.array(w), dtype=self.dtype)))
     self._vbox[0] += 1
     return self
 
@@ -400,6 +402,26 @@ def _index_copy_aliased(self: Tensor, dim: int, index: Tensor, source: Tensor) -
 class _ValuesOf(_Value):
     "`values` forward, with `r`'s gradient (IndexCopyBackward0's formula does not see the aliasing either)."
     _node_name = 'IndexCopyBackward0'
+
+# PyTorch's CopySlices copies the op's gradient for self back into the base with `copy_` (through the view's strides),
+# so of the elements sharing memory the one written last wins; our graph adds them up, so the others get none.
+def _last_writes(v: Tensor) -> np.ndarray:
+    "Per element of `v`: whether `copy_` into `v` (from a contiguous source) writes its memory last."
+    from minitorch.inplace_graph import _positions, _geom
+    shape = tuple(v.shape)
+    cont = [math.prod(shape[i + 1:]) for i in range(len(shape))]
+    order = _iter_perm(shape, [(shape, v.stride()), (shape, cont)])[::-1]   # slowest dim first
+    pos = np.transpose(_positions(*_geom(v)).reshape(shape), order).reshape(-1)
+    _, first = np.unique(pos[::-1], return_index=True)
+    keep = np.zeros(pos.size, bool); keep[pos.size - 1 - first] = True
+    return np.transpose(keep.reshape([shape[i] for i in order]), np.argsort(order))
+
+class _LastWrite(Function):
+    "The identity; its gradient is kept only where `keep` is True."
+    @staticmethod
+    def forward(ctx, x, keep): ctx.keep = keep; return x
+    @staticmethod
+    def backward(ctx, g): return where(tensor(ctx.keep, device=g.device), g, zeros_like(g)), None
 
 # Only the out-of-place complex nan_to_num refuses autograd: nan_to_num_'s NanToNumBackward0 is g * isfinite(self).
 def _nan_to_num_c(self: Tensor, *a: Any, **k: Any) -> Tensor:
