@@ -75,6 +75,7 @@ def _words(storage: Any, np_dtype: Any) -> Any:
     v.data, v.dtype = data.view(np_dtype), np_dtype
     return v
 
+# %% ../nbs/18_complex_autograd.ipynb #9599faec
 class ViewAsReal(Function):
     "A complex tensor read as real pairs (..., 2); gradient: the real gradient read as complex."
     _node_name = 'ViewAsRealBackward0'
@@ -100,7 +101,6 @@ class ViewAsComplex(Function):
     @staticmethod
     def backward(ctx, g: Tensor) -> Tensor:   # (a conj view's gradient, from `conj`, is resolved first)
         return view_as_real(g.clone() if type(g._data.storage) is ConjStorage else g)
-
 
 # %% ../nbs/18_complex_autograd.ipynb #720a6363
 def view_as_real(input: Tensor) -> Tensor:
@@ -164,7 +164,7 @@ class Complex(Function):
     def jvp(ctx, tr: Tensor, ti: Tensor) -> Tensor:
         return complex(tr, ti)
 
-
+# %% ../nbs/18_complex_autograd.ipynb #1a3ff524
 def polar(abs: Tensor, angle: Tensor) -> Tensor:
     "The complex tensor with magnitude `abs` and phase `angle`: abs*cos(angle) + i*abs*sin(angle)."
     _check_complex_parts(abs, angle)
