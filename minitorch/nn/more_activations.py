@@ -190,7 +190,24 @@ class _Shrink(Function):
         x, = ctx.saved_tensors
         return minitorch.where(ctx.zero(x), 0.0, t)
 
-class _Softshrink(_Shrink): _node_name = 'SoftshrinkBackward0'
+def _band_zeros(x, out):
+    "PyTorch's CPU softshrink in the band: its scalar tail returns `x * 0` (-0.0 for a negative x), its vectorized "\
+    "body a bitwise +0.0. `out` holds the tail's zeros; the vector lanes' -0.0s become +0.0."
+    from minitorch.backends import to_numpy, _simd_block
+    chunk = _simd_block(x.dtype.itemsize, 1)
+    if out.numel() < chunk: return out                 # too short for one vector: all of it is the scalar tail
+    on = to_numpy(out._data)
+    odd = (on == 0) & np.signbit(on)
+    if odd.any(): on[odd & _vec_lanes(tuple(x.shape), [out.stride(), x.stride()], chunk)] = 0
+    return out
+
+class _Softshrink(_Shrink):
+    _node_name = 'SoftshrinkBackward0'
+    @staticmethod
+    def forward(ctx, x, lambd, fwd):
+        out = _Shrink.forward(ctx, x, lambd, fwd)
+        return _band_zeros(x, out) if x.device.type == 'cpu' else out
+
 class _Hardshrink(_Shrink): _node_name = 'HardshrinkBackward0'
 class _Hardtanh(_Shrink): _node_name = 'HardtanhBackward0'     # hardtanh_backward has the same two paths
 
@@ -200,7 +217,8 @@ def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     _check_lambd(lambd, input)
     def f(x):   # `x - lambd` with lambd in float32 for half tensors, rounded once
         inside = (x >= -lambd) & (x <= lambd)
-        return minitorch.where(inside, 0.0, minitorch.where(x > lambd, x - lambd, x + lambd))
+        zero = x * 0.0 if x.device.type == 'cpu' else 0.0     # the CPU kernel's scalar `x * 0`: signed
+        return minitorch.where(inside, zero, minitorch.where(x > lambd, x - lambd, x + lambd))
     return _Softshrink.apply(input, lambd, lambda x: opmath(f, x))
 
 # %% ../../nbs/11c_activations.ipynb #8772bd7a

@@ -1,0 +1,56 @@
+"nn parity (issue 12), fourth batch: softshrink's signed zeros, pool int-argument errors, pad and max_unpool errors."
+import numpy as np
+import pytest, torch, torch.nn.functional as TF
+import minitorch, minitorch.nn.functional as MF
+
+
+def _err(f):
+    try: f(); return None
+    except Exception as e: return type(e), str(e)
+
+
+def _m(t: torch.Tensor):
+    "A minitorch copy of `t` with t's dtype and strides (a permuted or sliced view of a copy of t's base)."
+    return minitorch.tensor(t.detach().double().numpy(), dtype=getattr(minitorch, str(t.dtype).split('.')[1]))
+
+
+# ---- softshrink: the CPU kernel's scalar tail gives `x * 0` in the band (-0.0 for a negative x), its vector body +0.0
+
+def _layout(t, lay):
+    return {'contiguous': t, 'transposed': t.transpose(0, 1), 'sliced': t[:, ::2]}[lay]
+
+
+@pytest.mark.parametrize('dt', ['float32', 'float64', 'bfloat16', 'float16'])
+@pytest.mark.parametrize('shape', [(5, 2), (3, 70), (70, 3), (40, 5)])
+@pytest.mark.parametrize('lay', ['contiguous', 'transposed', 'sliced'])
+def test_softshrink_zero_signs(dt, shape, lay):
+    g = torch.Generator().manual_seed(sum(shape))
+    x = (torch.rand(shape, generator=g, dtype=torch.float64) * 2 - 1)
+    x.view(-1)[::7] = float('nan'); x.view(-1)[::11] = -0.0
+    x = x.to(getattr(torch, dt))
+    t = TF.softshrink(_layout(x, lay), 0.5)
+    m = MF.softshrink(_layout(_m(x), lay), 0.5)
+    tn, mn = t.double().numpy(), m.double().numpy()
+    assert np.array_equal(np.isnan(tn), np.isnan(mn))
+    assert np.array_equal(np.signbit(tn) & ~np.isnan(tn), np.signbit(mn) & ~np.isnan(mn))
+    torch.testing.assert_close(torch.from_numpy(mn), torch.from_numpy(tn), equal_nan=True)
+    assert m.stride() == t.stride()
+
+
+def test_softshrink_zero_sign_seed_309158():
+    # renorm_ > softshrink > x **= int16: (-0.0) ** -3 is -inf, (+0.0) ** -3 is inf
+    x = torch.tensor([[0.5, -0.8633], [0.8672, 0.5], [-0.668, 0.3262], [-0.105, 0.9922], [-0.9922, -0.124]],
+                     dtype=torch.bfloat16)
+    e = torch.tensor([[-9, -8], [4, -5], [-3, -4], [6, 9], [-7, -5]], dtype=torch.int16)
+    t = TF.softshrink(x, 1.0); t **= e
+    m = MF.softshrink(_m(x), 1.0); m **= minitorch.tensor(e.numpy())
+    assert np.array_equal(m.double().numpy(), t.double().numpy())
+
+
+def test_softshrink_grad_unchanged():
+    x = torch.tensor([-0.3, 0.2, -0.0, 0.7, -0.7, float('nan')] * 8, dtype=torch.float64, requires_grad=True)
+    t = TF.softshrink(x, 0.5); t.backward(torch.arange(48.0, dtype=torch.float64))
+    xm = minitorch.tensor(x.detach().numpy(), requires_grad=True)
+    m = MF.softshrink(xm, 0.5); m.backward(minitorch.tensor(np.arange(48.0)))
+    assert type(m.grad_fn).__name__ == 'SoftshrinkBackward0'
+    torch.testing.assert_close(torch.from_numpy(xm.grad.numpy()), x.grad, equal_nan=True)
