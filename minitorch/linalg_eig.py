@@ -182,6 +182,7 @@ class Eig(Function):
         gA = Solve.apply(Vh, inner @ Vh)[0]
         return gA.real if ctx.real else gA
 
+# %% ../nbs/21da_eig.ipynb #c31bf9b6
 def _check_eig(A: Tensor, name: str) -> None:
     if not (A.dtype.is_floating_point or A.dtype.is_complex):
         raise RuntimeError(f"Unknown Complex ScalarType for {_legacy(A.dtype)}")
