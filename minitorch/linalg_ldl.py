@@ -25,6 +25,7 @@ def _cj(x, herm): return np.conj(x) if herm else x
 @numba.njit(cache=True)
 def _dg(x, herm): return abs(x.real) if herm else _cabs1(x)
 
+# %% ../nbs/21f_ldl.ipynb #78b740fc
 @numba.njit(cache=True, error_model='numpy')
 def _ldl_kernel(a, piv, info, herm):
     bsz, n = a.shape[0], a.shape[1]
