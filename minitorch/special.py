@@ -187,6 +187,7 @@ def _zeta1(x, q):
         k += 1
     return s
 
+# %% ../nbs/21a_special.ipynb #9dd3848b
 @numba.vectorize(['float64(float64, float64)'], cache=True)
 def _zeta(x, q): return _zeta1(x, q)
 
