@@ -368,6 +368,7 @@ class _ConvTransposeNd(Module):
         if self.bias is None: s += ', bias=False'
         return s.format(**self.__dict__)
 
+# %% ../../nbs/12b_nn.ipynb #062601cd
 class ConvTranspose1d(_ConvTransposeNd):
     "Transposed 1-D convolution over `(N, C, L)`."
     _n = 1
@@ -500,6 +501,7 @@ _MODULE_PATHS = {
     'instancenorm': 'InstanceNorm1d InstanceNorm2d',
 }
 
+# %% ../../nbs/12b_nn.ipynb #ec349c21
 def _alias_module(path: str, names: str, where: dict) -> _types.ModuleType:
     "A module at `path` (registered in `sys.modules`) holding the objects `names` found in `where`."
     m = _types.ModuleType(path, f"PyTorch's `{path.replace('minitorch', 'torch')}`: an alias of minitorch's classes.")
