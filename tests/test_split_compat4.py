@@ -1,6 +1,8 @@
 """Chapters 08d and 12h were split in two (issue 22). The fused multiply-adds moved to `minitorch.multiply_add`
 (nbs/08d0_multiply_add); `minitorch.fused_pointwise` (nbs/08d_more_ops) keeps the elementwise functions and re-exports
-all of it. Every name the old modules had must still import from them, and be the same object as in the new module."""
+all of it. The layers of 12h (EmbeddingBag, LocalResponseNorm, paddings, losses, lazy transposed convolutions) moved
+to `minitorch.nn.more_layers` (nbs/12g_more_layers); `minitorch.api_compat` (nbs/12h_api_compat) keeps the accelerator
+and backend switches, DataParallel, pdist and the shared ops, and re-exports all of it. Every name the old modules had must still import from them, and be the same object as in the new module."""
 import importlib, inspect
 import pytest
 import torch
@@ -24,7 +26,24 @@ FUSED_POINTWISE_NAMES = [
     'where', 'xlogy', 'zeros', 'zeros_like',
 ]
 
-SPLITS = [('minitorch.multiply_add', 'minitorch.fused_pointwise', FUSED_POINTWISE_NAMES)]
+API_COMPAT_NAMES = [
+    'CircularPad1d', 'CircularPad2d', 'CircularPad3d', 'ConstantPad1d', 'ConstantPad3d', 'ConvTranspose1d',
+    'ConvTranspose2d', 'DataParallel', 'EmbeddingBag', 'F', 'LazyConvTranspose1d', 'LazyConvTranspose2d',
+    'LocalResponseNorm', 'Module', 'MultiMarginLoss', 'Parameter', 'ReflectionPad1d', 'ReflectionPad3d',
+    'ReplicationPad1d', 'ReplicationPad3d', 'TripletMarginWithDistanceLoss', 'ZeroPad1d', 'ZeroPad3d',
+    '_LastBagMean', '_LazyConvTransposeMixin', '_LazyConvXdMixin', '_Loss', '_MatmulFlags', '_NONE', '_PadNd',
+    '_PdistInf', '_SHARED', '_WeightedLoss', '_bag_reduce', '_bags', '_check_bag_weight', '_cuda', '_cuda_is_built',
+    '_cudnn_flags', '_cudnn_is_acceptable', '_cudnn_is_available', '_cudnn_version', '_device', '_dp', '_f',
+    '_index_of', '_mod', '_mps_is_available', '_mps_is_built', '_name', '_need', '_parallel', '_publish', '_reduce',
+    '_share', '_state', '_to_device', 'accelerator', 'contextlib', 'cuda', 'cudnn', 'current_accelerator',
+    'current_device_idx', 'current_device_index', 'data_parallel', 'device_count', 'device_index', 'embedding_bag',
+    'importlib', 'init', 'is_available', 'itertools', 'local_response_norm', 'minitorch', 'mps', 'multi_margin_loss',
+    'np', 'pdist', 'set_device_idx', 'set_device_index', 'synchronize', 'sys', 'three_d',
+    'triplet_margin_with_distance_loss', 'types', 'warnings',
+]
+
+SPLITS = [('minitorch.multiply_add', 'minitorch.fused_pointwise', FUSED_POINTWISE_NAMES),
+          ('minitorch.nn.more_layers', 'minitorch.api_compat', API_COMPAT_NAMES)]
 
 
 @pytest.mark.parametrize('new,old,names', SPLITS, ids=lambda v: v if isinstance(v, str) else '')
@@ -75,3 +94,23 @@ def test_addmm_family_still_matches_torch():
     torch.testing.assert_close(torch.from_numpy(r.numpy()), torch.addmm(i, a, b, beta=0.5, alpha=2))
     r = fp.addcmul(M(i), M(i), M(i).exp(), value=0.3)
     torch.testing.assert_close(torch.from_numpy(r.numpy()), torch.addcmul(i, i, i.exp(), value=0.3))
+
+
+def test_api_compat_names_other_modules_import():
+    "nn.three_d and minitorch/__init__ import these by name from minitorch.api_compat."
+    from minitorch.api_compat import _publish, _LazyConvTransposeMixin, accelerator
+    from minitorch.nn.more_layers import _publish as p2
+    assert _publish is p2 and minitorch.accelerator is accelerator
+    assert minitorch.nn.EmbeddingBag is minitorch.api_compat.EmbeddingBag
+    assert minitorch.nn.modules.sparse.EmbeddingBag is minitorch.nn.EmbeddingBag
+    assert minitorch.nn.functional.pdist.__name__ == minitorch.api_compat.pdist.__name__ == 'pdist'
+    assert minitorch.nn.Conv3d is not None   # three_d still registers its layers through _publish
+
+
+def test_more_layers_still_match_torch():
+    x = torch.randn(2, 6, 4, 5, generator=torch.Generator().manual_seed(0))
+    ours = minitorch.api_compat.LocalResponseNorm(3)(minitorch.tensor(x.numpy()))
+    torch.testing.assert_close(torch.from_numpy(ours.numpy()), torch.nn.LocalResponseNorm(3)(x))
+    img = torch.arange(9.).reshape(1, 1, 3, 3)
+    ours = minitorch.api_compat.CircularPad2d(2)(minitorch.tensor(img.numpy()))
+    torch.testing.assert_close(torch.from_numpy(ours.numpy()), torch.nn.CircularPad2d(2)(img))
