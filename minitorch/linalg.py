@@ -6,7 +6,7 @@
 from __future__ import annotations
 import builtins
 import math
-from typing import Any, Sequence
+from typing import Any, Callable, NamedTuple, Sequence
 import numba
 import numpy as np
 from . import dtypes as dt
@@ -145,84 +145,143 @@ _T18_B = [0., -1.00365581030144618291e-01, -8.02924648241156932449e-03, -8.92138
           0., 0., -9.23364619367118555360e-02, -1.69364939002081722752e-02, -1.40086798182036094347e-05]
 _THETAS_D = (2.220446049250313e-16, 2.580956802971767e-08, 3.397168839976962e-04, 4.991228871115323e-02,
              2.996158913811580e-01, 1.090863719290036e+00)
+_THETAS_F = (1.192092800768788e-07, 5.978858893805233e-04, 5.116619363445086e-02, 5.800524627688768e-01,
+             1.461661507209034e+00, 3.010066362817634e+00)
 
-# %% ../nbs/21d_linalg_more.ipynb #5a8a8990
-def _expm16_np(a: np.ndarray, bf: bool) -> np.ndarray:
-    "PyTorch's CPU `mexp` for a float16/bfloat16 batch `a` (float32 values of the 16-bit type), step for step."
-    R = lambda x: _r16(x, bf)
-    mm = lambda x, y: R((x[..., :, :, None] * y[..., None, :, :]).sum(-2))   # float32 products and sum, one rounding
-    def lc(xs, c):                                             # _compute_linear_combination: res += c * x, rounded each step
-        res = np.zeros_like(xs[0])
-        for ci, x in zip(c, xs): res = R(res + R(ci * x))
-        return res
-    def powers(A, k):
-        P = [np.broadcast_to(np.eye(A.shape[-1], dtype=np.float32), A.shape).copy(), A]
-        if k > 2: P.append(mm(A, A))
-        if k > 3: P.append(mm(A, P[2]))
-        if k > 4: P.append(mm(P[3], P[3]))
-        return P
-    blob = lambda v: _blob16(v, bf)
-    def t1(A): return R(A + np.eye(A.shape[-1], dtype=np.float32))
-    def t2(A):
-        P = powers(A, 3); P[2] = R(P[2] / 2.0); return R(P[0] + P[1] + P[2])
-    def t4(A):
-        P = powers(A, 3); P.append(mm(P[2], lc(P[:3], blob([1 / 2.0, 1 / 6.0, 1 / 24.0]))))
-        return lc(P, blob([1.0, 1.0, 0.0, 1.0]))
-    def t8(A):
-        q = 0.1330413469565007072504e+2; x3 = 2. / 3.
-        x1, x2 = x3 * ((1. + q) / 88.), x3 * ((1. + q) / 352.)
-        x4, x5 = (-271. + 29. * q) / (315. * x3), (-11. + 11. * q) / (1260. * x3)
-        x6, x7, y2 = (-99. + 11. * q) / (5040. * x3), (89. - q) / (5040. * x3), (857. - 58. * q) / 630.
-        P = powers(A, 3)
-        P.append(mm(P[2], lc(P[1:3], blob([x1, x2]))))
-        P.append(mm(lc(P[2:4], blob([x3, 1.0])), lc(P[0:4], blob([x4, x5, x6, x7]))))
-        return lc(P, blob([1.0, 1.0, y2, 0.0, 1.0]))
-    def bs_of(P, coef, k):
-        c = blob(coef).reshape(k, k); return [lc(P, c[i]) for i in range(k)]
-    def t12(A):
-        B = bs_of(powers(A, 4), _T12_B, 4)
-        B[2] = R(B[2] + mm(B[3], B[3])); B[1] = R(B[1] + B[2])
-        return R(B[0] + mm(B[1], B[2]))
-    def t18(A):
-        B = bs_of(powers(A, 5), _T18_B, 5)
-        B[3] = R(B[3] + mm(B[0], B[4])); B[2] = R(B[2] + B[3])
-        return R(B[1] + mm(B[2], B[3]))
-    th = [R(np.float32(t)) for t in _THETAS_D]                 # the thresholds meet the 16-bit norm in its dtype
-    def t18_ss(A, nrm):
-        with np.errstate(all='ignore'):
-            s = np.maximum(np.ceil(R(np.log2(R(nrm / np.float32(_THETAS_D[5]))))), 0)
-            X = t18(R(A * R(np.float32(2.0) ** -s)[:, None, None]))
-        out = X.copy()
-        for b in range(len(X)):
-            for _ in range(int(s[b]) if np.isfinite(s[b]) else 0): out[b] = mm(out[b], out[b])
-        return out
-    with np.errstate(all='ignore'):
-        nrm = R(np.abs(a).sum(-2)).max(-1)
-        if a.shape[0] > 1: return t18_ss(a, nrm)
-        res = np.full_like(a, np.nan)
-        for i, f in enumerate((t1, t2, t4, t8, t12)):
-            m = ((th[i - 1] if i else -1) < nrm) & (nrm <= th[i])
-            if m.any(): res[m] = f(a[m])
-        m = nrm >= th[4]
-        if m.any(): res[m] = t18_ss(a[m], nrm[m])
+# %% ../nbs/21d_linalg_more.ipynb #c99ae26f
+def _cplx(re: np.ndarray, im: np.ndarray) -> np.ndarray:
+    out = np.empty(re.shape, np.result_type(re.dtype, np.complex64)); out.real, out.imag = re, im
+    return out
+
+def _fma_sum(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    "float32 x @ y as chains of fused multiply-adds over k (each exact in float64, then one rounding)."
+    acc = np.zeros(x.shape[:-1] + y.shape[-1:], np.float32)
+    for j in range(x.shape[-1]): acc = (x[..., :, j, None].astype(np.float64) * y[..., None, j, :] + acc).astype(np.float32)
+    return acc
+
+def _mm_torch(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    "PyTorch's CPU `bmm` of (B, n, k) by (B, k, m), summed as it sums (above; numpy's BLAS past what we measured)."
+    n, k, m = x.shape[-2], x.shape[-1], y.shape[-1]
+    seq = lambda u, v: (u[..., :, :, None] * v[..., None, :, :]).sum(-2)
+    if not np.iscomplexobj(x):
+        return seq(x, y) if n * k * m <= 512 else _fma_sum(x, y) if x.dtype == np.float32 and k <= 64 else x @ y
+    if n * k * m < 400:
+        xr, xi, yr, yi = x.real[..., :, :, None], x.imag[..., :, :, None], y.real[..., None, :, :], y.imag[..., None, :, :]
+        return _cplx((xr * yr - xi * yi).sum(-2), (xr * yi + xi * yr).sum(-2))
+    mm = _fma_sum if x.dtype == np.complex64 and k <= 64 else np.matmul
+    return _cplx(mm(x.real, y.real) - mm(x.imag, y.imag), mm(x.real, y.imag) + mm(x.imag, y.real))
+
+def _rscale(c: Any, x: np.ndarray) -> np.ndarray:
+    "A real coefficient times x (complex: each part scaled, no 0 * inf NaN)."
+    return _cplx(c * x.real, c * x.imag) if np.iscomplexobj(x) else c * x
+
+# %% ../nbs/21d_linalg_more.ipynb #769ee97b
+class _Kit(NamedTuple):
+    "The arithmetic one `mexp` runs in (see above)."
+    R: Callable; mm: Callable; blob: Callable; th: list; t8: list; s_of: Callable
+
+def _t8_consts(f: type) -> list:
+    "compute_T8's x1, x2, x3, x4, x5, x6, x7, y2 as `constexpr f` (f: np.float32 or np.float64)."
+    q, x3 = float(f(0.1330413469565007072504e+2)), float(f(2. / 3.))
+    return [float(f(v)) for v in (x3 * ((1. + q) / 88.), x3 * ((1. + q) / 352.), x3, (-271. + 29. * q) / (315. * x3),
+            (-11. + 11. * q) / (1260. * x3), (-99. + 11. * q) / (5040. * x3), (89. - q) / (5040. * x3),
+            (857. - 58. * q) / 630.)]
+
+def _lc(k: _Kit, xs: list, c: np.ndarray) -> np.ndarray:
+    "_compute_linear_combination: res = 0, then res += c[j] * xs[j] in order, each step in the working type."
+    res = np.zeros_like(xs[0])
+    for ci, x in zip(c, xs): res = k.R(res + k.R(_rscale(ci, x)))
     return res
 
-# %% ../nbs/21d_linalg_more.ipynb #3ba35b65
-def _expm_np(a: np.ndarray) -> np.ndarray:
-    w = a.astype(np.complex128 if np.iscomplexobj(a) else np.float64)
-    out = np.empty_like(w)
-    for b in range(w.shape[0]):
-        x = w[b]
-        nrm = np.abs(x).sum(0).max() if x.size else 0.0
-        s = 0 if not np.isfinite(nrm) or nrm <= 0.5 else int(math.ceil(math.log2(nrm / 0.5)))
-        x = x / 2.0 ** s
-        term = np.eye(x.shape[0], dtype=x.dtype); r = term.copy()
-        for k in range(1, 19):
-            term = term @ x / k; r = r + term
-        for _ in range(s): r = r @ r
-        out[b] = r
-    return out.astype(a.dtype)
+def _powers(k: _Kit, A: np.ndarray, m: int) -> list:
+    "The first m of I, A, A^2, A^3, A^6."
+    P = [np.broadcast_to(np.eye(A.shape[-1], dtype=A.dtype), A.shape).copy(), A]
+    if m > 2: P.append(k.mm(A, A))
+    if m > 3: P.append(k.mm(A, P[2]))
+    if m > 4: P.append(k.mm(P[3], P[3]))
+    return P
 
+# %% ../nbs/21d_linalg_more.ipynb #0b77c8ff
+def _t1(k: _Kit, A: np.ndarray) -> np.ndarray: return k.R(A + np.eye(A.shape[-1], dtype=A.dtype))
+
+def _t2(k: _Kit, A: np.ndarray) -> np.ndarray:
+    P = _powers(k, A, 3); P[2] = k.R(P[2] / 2.0); return k.R(P[0] + P[1] + P[2])
+
+def _t4(k: _Kit, A: np.ndarray) -> np.ndarray:
+    P = _powers(k, A, 3); P.append(k.mm(P[2], _lc(k, P[:3], k.blob([1 / 2.0, 1 / 6.0, 1 / 24.0]))))
+    return _lc(k, P, k.blob([1.0, 1.0, 0.0, 1.0]))
+
+def _t8(k: _Kit, A: np.ndarray) -> np.ndarray:
+    x1, x2, x3, x4, x5, x6, x7, y2 = k.t8
+    P = _powers(k, A, 3)
+    P.append(k.mm(P[2], _lc(k, P[1:3], k.blob([x1, x2]))))
+    P.append(k.mm(_lc(k, P[2:4], k.blob([x3, 1.0])), _lc(k, P[0:4], k.blob([x4, x5, x6, x7]))))
+    return _lc(k, P, k.blob([1.0, 1.0, y2, 0.0, 1.0]))
+
+def _bs(k: _Kit, P: list, coef: list) -> list:
+    c = k.blob(coef).reshape(len(P), len(P)); return [_lc(k, P, c[i]) for i in range(len(P))]
+
+def _t12(k: _Kit, A: np.ndarray) -> np.ndarray:
+    B = _bs(k, _powers(k, A, 4), _T12_B)
+    B[2] = k.R(B[2] + k.mm(B[3], B[3])); B[1] = k.R(B[1] + B[2])
+    return k.R(B[0] + k.mm(B[1], B[2]))
+
+def _t18(k: _Kit, A: np.ndarray) -> np.ndarray:
+    B = _bs(k, _powers(k, A, 5), _T18_B)
+    B[3] = k.R(B[3] + k.mm(B[0], B[4])); B[2] = k.R(B[2] + B[3])
+    return k.R(B[1] + k.mm(B[2], B[3]))
+
+# %% ../nbs/21d_linalg_more.ipynb #b41a8825
+def _t18_ss(k: _Kit, A: np.ndarray, nrm: np.ndarray) -> np.ndarray:
+    s, p = k.s_of(nrm)
+    X = _t18(k, k.R(A * p.astype(A.dtype)[:, None, None]))
+    order = np.argsort(s, kind='stable')                       # NaN last, as PyTorch's sort
+    u = np.where(np.isfinite(s[order]), s[order], 0)
+    times = np.empty(len(s), np.int64); times[order] = np.cumsum(np.maximum(np.diff(u, prepend=0), 0))
+    for i in range(int(times.max(initial=0))):
+        m = times > i; X[m] = k.mm(X[m], X[m])
+    return X
+
+def _mexp_np(k: _Kit, a: np.ndarray) -> np.ndarray:
+    "PyTorch's `mexp` of a (B, n, n) batch in the arithmetic of `k`."
+    with np.errstate(all='ignore'):
+        nrm = k.R(np.abs(a).sum(-2)).max(-1)
+        if a.shape[0] > 1: return _t18_ss(k, a, nrm)
+        res = np.full_like(a, np.nan)
+        for i, f in enumerate((_t1, _t2, _t4, _t8, _t12)):
+            m = ((k.th[i - 1] if i else -1) < nrm) & (nrm <= k.th[i])
+            if m.any(): res[m] = f(k, a[m])
+        m = nrm >= k.th[4]
+        if m.any(): res[m] = _t18_ss(k, a[m], nrm[m])
+    return res
+
+# %% ../nbs/21d_linalg_more.ipynb #969b6f17
+def _kit(np_dtype: Any) -> _Kit:
+    "The kit for float32/complex64 (float tables) or float64/complex128 (double tables)."
+    f = np.float32 if np.dtype(np_dtype) in (np.float32, np.complex64) else np.float64
+    th = [f(t) for t in (_THETAS_F if f is np.float32 else _THETAS_D)]
+    def s_of(nrm):
+        s = np.maximum(np.ceil(np.log2(nrm / th[5])), f(0)); return s, f(2.0) ** -s
+    return _Kit(lambda x: x, _mm_torch, lambda v: np.array(v, f), th, _t8_consts(f), s_of)
+
+def _kit16(bf: bool) -> _Kit:
+    R = lambda x: _r16(x, bf)
+    def s_of(nrm):
+        s = np.maximum(np.ceil(R(np.log2(R(nrm / np.float32(_THETAS_D[5]))))), 0); return s, R(np.float32(2.0) ** -s)
+    mm = lambda x, y: R((x[..., :, :, None] * y[..., None, :, :]).sum(-2))   # float32 products and sum, one rounding
+    return _Kit(R, mm, lambda v: _blob16(v, bf), [R(np.float32(t)) for t in _THETAS_D], _t8_consts(np.float64), s_of)
+
+def _expm16_np(a: np.ndarray, bf: bool) -> np.ndarray:
+    "PyTorch's CPU `mexp` for a float16/bfloat16 batch `a` (float32 values of the 16-bit type), step for step."
+    return _mexp_np(_kit16(bf), a)
+
+def _expm_np(a: np.ndarray) -> np.ndarray:
+    "PyTorch's `matrix_exp` of a (B, n, n) float32/64 or complex batch, in its dtype (n <= 1: `exp`)."
+    if a.shape[-1] > 1: return _mexp_np(_kit(a.dtype), a)
+    with np.errstate(all='ignore'):
+        return np.exp(a.astype(np.float64)).astype(a.dtype) if a.dtype == np.float32 else np.exp(a)
+
+# %% ../nbs/21d_linalg_more.ipynb #3ba35b65
 class MatrixExp(Function):
     @staticmethod
     def forward(ctx, A: Tensor) -> Tensor:
@@ -242,7 +301,7 @@ class MatrixExp(Function):
         return MatrixExp.apply(big)[..., :n, n:]
 
 def matrix_exp(A: Tensor) -> Tensor:
-    "The matrix exponential (scaling and squaring with a Taylor series)."
+    "The matrix exponential, as PyTorch computes it (above)."
     if not (A.dtype.is_floating_point or A.dtype.is_complex):
         raise RuntimeError(f"linalg.matrix_exp: Expected a floating point or complex tensor as input. Got {_legacy(A.dtype)}")
     low = A.dtype in (dt.float16, dt.bfloat16)   # (the shape checks as for float32)

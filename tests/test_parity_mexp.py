@@ -1,0 +1,124 @@
+"""Issue 12: `matrix_exp` replays PyTorch's `mexp` (Bader-Blanes-Casas Taylor polynomials of degree 1..18 picked
+from the 1-norm with the float32 or float64 thresholds, scaling and squaring, a batch always at degree 18) in the
+input's dtype, so float32 results carry PyTorch's truncation error, not a float64 one (seed 316488: a transposed
+(3, 4, 4) float32 batch was 6e-5 off). Also the gradient (one more matrix_exp of a 2n x 2n block matrix), inf/NaN
+inputs, the 16-bit path, and complex dot/vdot/mv/mm with inf and NaN (PyTorch's BLAS arithmetic)."""
+import math
+import os
+import sys
+import numpy as np
+import pytest
+import torch
+import minitorch
+
+DTYPES = [torch.float32, torch.complex64, torch.float64, torch.complex128]
+# 1-norms on both sides of every threshold (float32: 1.2e-7, 6e-4, 0.051, 0.58, 1.46, 3.01; float64: 2e-16, 2.6e-8,
+# 3.4e-4, 0.05, 0.3, 1.09), and large ones that need squarings
+NORMS = [1e-9, 1e-6, 1e-3, 0.02, 0.1, 0.45, 0.7, 1.0, 1.3, 2.0, 2.9, 3.5, 9.0, 40.0, 300.0]
+
+
+def _mt(t):
+    return minitorch.tensor(t.detach().numpy())
+
+
+def _with_norms(norms, n, dtype, seed):
+    g = torch.Generator().manual_seed(seed)
+    a = torch.randn(len(norms), n, n, dtype=dtype, generator=g)
+    scale = torch.tensor(norms, dtype=torch.float64) / torch.linalg.matrix_norm(a.to(torch.complex128), 1)
+    return (a * scale.to(a.real.dtype).reshape(-1, 1, 1)).to(dtype)
+
+
+def _close(got, want, **kw):
+    torch.testing.assert_close(torch.from_numpy(np.array(got.numpy())), want.detach(), equal_nan=True, **kw)
+
+
+sys.path.insert(0, os.path.dirname(__file__))
+import opinfo  # noqa: E402
+
+
+@pytest.mark.parametrize('seed', [316488])
+def test_matrix_exp_opinfo_seed_agrees(seed):
+    # X = float32 transposed (3, 4, 4) | matrix_exp(X): was 6e-5 relative off (a float64 Taylor series)
+    assert opinfo.run_program(opinfo.draw_program(seed, cuda_p=0.02)) == []   # (opinfo_report.py's draw)
+
+
+def test_matrix_exp_transposed_float32_batch():
+    g = torch.Generator().manual_seed(316488)
+    for _ in range(20):
+        x = (torch.randn(3, 4, 4, generator=g) * 1.5).mT          # transposed layout, norms around the T18 range
+        _close(minitorch.linalg.matrix_exp(_mt(x).mT.contiguous().mT), torch.linalg.matrix_exp(x))
+        _close(minitorch.matrix_exp(_mt(x)), torch.matrix_exp(x))
+
+
+@pytest.mark.parametrize('dtype', DTYPES)
+@pytest.mark.parametrize('n', [2, 3, 4, 6])
+def test_matrix_exp_one_matrix_each_degree(dtype, n):
+    # one matrix: the degree comes from its norm (batches of one, so each takes its own degree)
+    a = _with_norms(NORMS, n, dtype, seed=n)
+    for i in range(len(NORMS)):
+        _close(minitorch.linalg.matrix_exp(_mt(a[i])), torch.linalg.matrix_exp(a[i]))
+
+
+@pytest.mark.parametrize('dtype', DTYPES)
+@pytest.mark.parametrize('n', [2, 4, 8])
+def test_matrix_exp_batch_mixing_norms(dtype, n):
+    # a batch: every matrix by degree 18 with its own number of squarings
+    a = _with_norms(NORMS, n, dtype, seed=10 + n)
+    _close(minitorch.linalg.matrix_exp(_mt(a)), torch.linalg.matrix_exp(a))
+    b = a.reshape(3, 5, n, n)
+    _close(minitorch.linalg.matrix_exp(_mt(b)), torch.linalg.matrix_exp(b))
+
+
+@pytest.mark.parametrize('dtype', [torch.float32, torch.float64, torch.complex64])
+def test_matrix_exp_float32_bits_like_torch(dtype):
+    # small matrices: PyTorch's own bmm loop, replayed in its dtype, gives its bits
+    a = _with_norms(NORMS, 4, dtype, seed=7)
+    want = torch.linalg.matrix_exp(a).numpy()
+    assert np.array_equal(minitorch.linalg.matrix_exp(_mt(a)).numpy(), want, equal_nan=True)
+    for i in range(len(NORMS)):
+        assert np.array_equal(minitorch.linalg.matrix_exp(_mt(a[i])).numpy(), torch.linalg.matrix_exp(a[i]).numpy(),
+                              equal_nan=True)
+
+
+@pytest.mark.parametrize('dtype', DTYPES)
+@pytest.mark.parametrize('shape', [(1, 3, 3), (3, 3, 3), (4, 4)])
+def test_matrix_exp_grad_like_torch(dtype, shape):
+    g = torch.Generator().manual_seed(sum(shape))
+    x = (torch.randn(*shape, dtype=dtype, generator=g) * 0.8).requires_grad_()
+    w = torch.randn(*shape, dtype=dtype, generator=g)
+    y = torch.linalg.matrix_exp(x)
+    (gx,) = torch.autograd.grad(y, x, w)
+    mx = _mt(x).requires_grad_()
+    my = minitorch.linalg.matrix_exp(mx)
+    my.backward(_mt(w))
+    _close(my.detach(), y)
+    _close(mx.grad, gx)
+
+
+@pytest.mark.parametrize('dtype', [torch.float32, torch.complex64, torch.float64])
+def test_matrix_exp_inf_nan_like_torch(dtype):
+    g = torch.Generator().manual_seed(3)
+    a = torch.randn(4, 3, 3, dtype=dtype, generator=g)
+    a[1, 0, 1], a[2, 2, 2], a[3] = math.inf, math.nan, a[3] * 20   # an inf norm takes the largest finite squarings
+    _close(minitorch.linalg.matrix_exp(_mt(a)), torch.linalg.matrix_exp(a))
+    for v in (math.inf, -math.inf, math.nan):
+        b = torch.randn(1, 3, 3, dtype=dtype, generator=g)
+        b[0, 1, 0] = v
+        _close(minitorch.linalg.matrix_exp(_mt(b)), torch.linalg.matrix_exp(b))
+
+
+@pytest.mark.parametrize('dtype', DTYPES)
+def test_matrix_exp_trivial_sizes(dtype):
+    x = torch.randn(5, 1, 1, dtype=dtype) * 4
+    _close(minitorch.linalg.matrix_exp(_mt(x)), torch.linalg.matrix_exp(x))
+    e = torch.zeros(2, 0, 0, dtype=dtype)
+    assert minitorch.linalg.matrix_exp(_mt(e)).shape == (2, 0, 0)
+
+
+@pytest.mark.parametrize('dtype', [torch.float16, torch.bfloat16])
+def test_matrix_exp_16bit_still_like_torch(dtype):
+    for b, norms in ((1, [1e-4]), (1, [0.2]), (1, [0.9]), (1, [5.0]), (3, [0.01, 1.0, 20.0])):
+        a = _with_norms(norms, 3, torch.float32, seed=b).to(dtype)
+        want = torch.linalg.matrix_exp(a)
+        got = minitorch.linalg.matrix_exp(minitorch.tensor(a.float().numpy()).to(getattr(minitorch, str(dtype)[6:])))
+        assert np.array_equal(got.float().numpy(), want.float().numpy(), equal_nan=True), (dtype, norms)
