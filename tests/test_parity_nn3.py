@@ -21,17 +21,14 @@ def test_conv_transpose3d_int_error(dt):
     assert _err(lambda: MF.conv_transpose3d(mx, mw)) == _err(lambda: TF.conv_transpose3d(x, w))
 
 
-_LEAD = pytest.mark.xfail(reason="needs PyTorch's int-argument check in 11a_pooling (minitorch.nn.pool_ops), which "
-                                 "may not import minitorch.nn.pooling where _check_int_args lives: the lead moves it")
 CALLS = [
     ('max_pool3d', 5, (2.0,), {}), ('max_pool3d', 5, (2, 2.0), {}), ('max_pool3d', 5, ((2, 2.0, 2),), {}),
     ('max_pool3d', 5, (), {'kernel_size': 2.0}), ('avg_pool3d', 5, (2.0,), {}), ('avg_pool3d', 5, (), {'kernel_size': 2.0}),
     ('avg_pool3d', 5, (2,), {'stride': 2.0}),
-] + [pytest.param(*c, marks=_LEAD) for c in [
     ('max_pool1d', 3, (2.0,), {}), ('max_pool1d', 3, (), {'kernel_size': 2.0}),
     ('avg_pool1d', 3, (2.0,), {}), ('avg_pool1d', 3, (), {'kernel_size': 2.0}), ('avg_pool1d', 3, (2, 1.5), {}),
     ('max_pool2d', 4, (2.0,), {}), ('avg_pool2d', 4, (2.0,), {}), ('avg_pool2d', 4, (), {'kernel_size': 2.0}),
-    ('avg_pool2d', 4, (2,), {'stride': (1, 1.5)}), ('max_pool2d', 4, (2,), {'stride': 1.5})]]
+    ('avg_pool2d', 4, (2,), {'stride': (1, 1.5)}), ('max_pool2d', 4, (2,), {'stride': 1.5})]
 
 
 @pytest.mark.parametrize('name,nd,args,kw', CALLS)

@@ -54,3 +54,32 @@ def test_softshrink_grad_unchanged():
     m = MF.softshrink(xm, 0.5); m.backward(minitorch.tensor(np.arange(48.0)))
     assert type(m.grad_fn).__name__ == 'SoftshrinkBackward0'
     torch.testing.assert_close(torch.from_numpy(xm.grad.numpy()), x.grad, equal_nan=True)
+
+
+# ---- 1-d/2-d pools: PyTorch's parser refuses a non-int `int[]` argument with a TypeError naming it
+
+POOL_CALLS = [
+    ('max_pool1d', 3, (2,), {'padding': 1.0}), ('max_pool1d', 3, (2,), {'dilation': 1.0}),
+    ('max_pool1d', 3, ((2, 1.0),), {}), ('max_pool1d', 3, (True,), {}), ('max_pool1d', 3, (2.0,), {'return_indices': True}),
+    ('max_pool2d', 4, (2,), {'padding': (0, 1.0)}), ('max_pool2d', 4, (2,), {'return_indices': True, 'stride': 1.5}),
+    ('max_pool2d', 4, (2.0,), {'return_indices': True}), ('max_pool2d', 4, (), {'kernel_size': (2, 2.0)}),
+    ('avg_pool1d', 3, (2,), {'padding': 0.0}), ('avg_pool1d', 3, (2, None, 0.5), {}),
+    ('avg_pool2d', 4, (2,), {'padding': 0.0}), ('avg_pool2d', 4, ((2.0, 2),), {}), ('avg_pool2d', 4, (2, 1, (0, 0.5)), {}),
+]
+
+
+@pytest.mark.parametrize('name,nd,args,kw', POOL_CALLS)
+def test_pool_int_arg_errors(name, nd, args, kw):
+    x = torch.randn((1, 2, 4, 4)[4 - nd:])
+    want = _err(lambda: getattr(TF, name)(x, *args, **kw))
+    assert want is not None and want[0] is TypeError
+    assert _err(lambda: getattr(MF, name)(minitorch.tensor(x.numpy()), *args, **kw)) == want
+
+
+@pytest.mark.parametrize('name,nd,args,kw', [('avg_pool2d', 4, (2,), {'stride': ()}), ('avg_pool1d', 3, (2,), {'stride': ()}),
+                                              ('max_pool1d', 3, (2,), {'stride': None})])
+def test_pool_int_args_accepted(name, nd, args, kw):
+    x = torch.randn((1, 2, 4, 4)[4 - nd:])
+    margs = tuple(minitorch.tensor(a.numpy()) if isinstance(a, torch.Tensor) else a for a in args)
+    torch.testing.assert_close(torch.from_numpy(getattr(MF, name)(minitorch.tensor(x.numpy()), *margs, **kw).numpy()),
+                               getattr(TF, name)(x, *args, **kw))

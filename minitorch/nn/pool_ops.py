@@ -69,6 +69,44 @@ def _avg_pool2d_check(x: Tensor, kernel_size: Any, stride: Any, padding: Any, ce
     if divisor_override is not None and divisor_override == 0: raise RuntimeError("divisor must be not zero")
     _pool2d_check(x, 'avg_pool2d', kernel_size, stride, padding, 1, ceil_mode)
 
+# %% ../../nbs/11a_pooling.ipynb #4cbe6030
+def _is_int_arg(v: Any) -> bool:
+    "Whether `v` passes as one element of an `int[]` argument: an int or anything with `__index__`, never a bool."
+    if type(v) is int: return True
+    if isinstance(v, (bool, float)) or not hasattr(v, '__index__'): return False
+    try: v.__index__(); return True
+    except (TypeError, RuntimeError, ValueError): return False
+
+def _check_int_args(fname: str, *args: tuple) -> None:
+    "PyTorch's argument parser on `int[]` arguments `(name, position, value)`: a `TypeError` before any tensor is read "\
+    "(position None: the argument came by keyword, and the message names no position)."
+    for name, pos, v in args:
+        if type(v) is int or v is None and name == 'stride': continue   # (only `stride` is optional)
+        at = '' if pos is None else f" (position {pos})"
+        if not isinstance(v, (tuple, list)):
+            if _is_int_arg(v): continue
+            raise TypeError(f"{fname}(): argument '{name}'{at} must be tuple of ints, not {type(v).__name__}")
+        for i, e in enumerate(v):
+            if _is_int_arg(e): continue
+            if i == 0:
+                raise TypeError(f"{fname}(): argument '{name}'{at} must be tuple of ints, but found element "
+                                f"of type {type(e).__name__} at pos 0")
+            raise TypeError(f"{fname}(): argument '{name}' failed to unpack the object at pos {i + 1} with error "
+                            f"\"type must be tuple of ints,but got {type(e).__name__}\"")
+
+def _int_args(fname: str, *names: str):
+    "Check the `int[]` arguments `names` (positions 2, 3, ... after `input`) of a pool PyTorch binds in C, "\
+    "whose parser names the position only of an argument given by position."
+    def deco(f):
+        @functools.wraps(f)
+        def g(*args, **kwargs):
+            for pos, name in enumerate(names, 2):
+                if pos <= len(args): _check_int_args(fname, (name, pos, args[pos - 1]))
+                elif name in kwargs: _check_int_args(fname, (name, None, kwargs[name]))
+            return f(*args, **kwargs)
+        return g
+    return deco
+
 # %% ../../nbs/11a_pooling.ipynb #efc95f6c
 def _pool_args(kernel_size: Any, stride: Any, padding: Any, dilation: Any = 1) -> tuple:
     k = _pair(kernel_size)
@@ -84,6 +122,8 @@ def max_pool2d(input: Tensor, kernel_size: int | tuple, stride: int | tuple | No
                padding: int | tuple = 0, dilation: int | tuple = 1, ceil_mode: bool = False,
                return_indices: bool = False) -> Tensor | tuple[Tensor, Tensor]:
     "Max over each `kernel_size` window of `(N, C, H, W)`; with `return_indices`, also each max's flat index `h*W+w`."
+    _check_int_args('max_pool2d_with_indices' if return_indices else 'max_pool2d', ('kernel_size', 2, kernel_size),
+                    ('stride', 3, stride), ('padding', 4, padding), ('dilation', 5, dilation))
     _pool2d_check(input, 'max_pool2d', kernel_size, stride, padding, dilation, ceil_mode)
     unbatched = input.ndim == 3
     if unbatched: input = input.unsqueeze(0)
@@ -122,6 +162,7 @@ def _avg_divisor(H: int, W: int, k: tuple, s: tuple, p: tuple, oh: int, ow: int,
     fw, cw = axis(W, k[1], s[1], p[1], ow)
     return np.outer(fh, fw) if count_include_pad else np.outer(ch, cw)
 
+@_int_args('avg_pool2d', 'kernel_size', 'stride', 'padding')
 def avg_pool2d(input: Tensor, kernel_size: int | tuple, stride: int | tuple | None = None,
                padding: int | tuple = 0, ceil_mode: bool = False, count_include_pad: bool = True,
                divisor_override: int | None = None) -> Tensor:
@@ -171,6 +212,8 @@ def max_pool1d(input: Tensor, kernel_size: int | tuple, stride: int | tuple | No
                dilation: int | tuple = 1, ceil_mode: bool = False,
                return_indices: bool = False) -> Tensor | tuple[Tensor, Tensor]:
     "Max over each window of `(N, C, L)`: a `max_pool2d` of the height-1 image; indices are positions in `L`."
+    _check_int_args('max_pool1d_with_indices' if return_indices else 'max_pool1d', ('kernel_size', 2, kernel_size),
+                    ('stride', 3, stride), ('padding', 4, padding), ('dilation', 5, dilation))
     _check_1d('max_pool1d', input)
     if not return_indices and not input.dtype.is_floating_point:   # the value-only kernel is for floats alone
         raise NotImplementedError(f"\"max_pool1d_impl\" not implemented for '{minitorch.ops.torch_name(input.dtype)}'")
@@ -180,6 +223,7 @@ def max_pool1d(input: Tensor, kernel_size: int | tuple, stride: int | tuple | No
                      ceil_mode, return_indices)
     return (r[0].squeeze(-2), r[1].squeeze(-2)) if return_indices else r.squeeze(-2)
 
+@_int_args('avg_pool1d', 'kernel_size', 'stride', 'padding')
 def avg_pool1d(input: Tensor, kernel_size: int | tuple, stride: int | tuple | None = None, padding: int | tuple = 0,
                ceil_mode: bool = False, count_include_pad: bool = True) -> Tensor:
     "Mean over each window of `(N, C, L)`: an `avg_pool2d` of the height-1 image."

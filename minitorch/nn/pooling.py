@@ -20,7 +20,7 @@ from .modules import Module
 from ..pointwise import torch_name
 # Every name of 11a_pooling (minitorch.nn.pool_ops), so `from minitorch.nn.pooling import X` keeps working for all of them
 from .pool_ops import *
-from .pool_ops import (_MaxPoolNd, _adaptive_avg_windows, _adaptive_bounds, _adaptive_matrix, _adaptive_max_nb, _avg_divisor, _avg_pool2d_check, _check_1d, _check_nd, _dim_size, _output_size, _pool2d_check, _pool_args, _pool_out)
+from .pool_ops import (_MaxPoolNd, _check_int_args, _int_args, _is_int_arg, _adaptive_avg_windows, _adaptive_bounds, _adaptive_matrix, _adaptive_max_nb, _avg_divisor, _avg_pool2d_check, _check_1d, _check_nd, _dim_size, _output_size, _pool2d_check, _pool_args, _pool_out)
 _all_ = ['max_pool2d', 'avg_pool2d', 'max_pool1d', 'avg_pool1d', 'adaptive_avg_pool2d', 'adaptive_avg_pool1d', 'adaptive_max_pool2d']
 
 
@@ -116,29 +116,6 @@ def _fold(input: Tensor, output_size: Any, kernel_size: Any, dilation: Any, padd
         flat = flat.scatter_add(2, idx.expand(N, C, K * L), input.reshape(N, C, K * L))
         out = flat[:, :, :H * W].reshape(N, C, H, W)
     return out.squeeze(0) if unbatched else out
-
-# %% ../../nbs/11a_unpool_fold.ipynb #e5f0a002
-def _is_int_arg(v: Any) -> bool:
-    "Whether `v` passes as one element of an `int[]` argument: an int or anything with `__index__`, never a bool."
-    if type(v) is int: return True
-    if isinstance(v, (bool, float)) or not hasattr(v, '__index__'): return False
-    try: v.__index__(); return True
-    except (TypeError, RuntimeError, ValueError): return False
-
-def _check_int_args(fname: str, *args: tuple) -> None:
-    "PyTorch's argument parser on `int[]` arguments `(name, position, value)`: a `TypeError` before any tensor is read."
-    for name, pos, v in args:
-        if type(v) is int or v is None and name == 'stride': continue   # (only `stride` is optional)
-        if not isinstance(v, (tuple, list)):
-            if _is_int_arg(v): continue
-            raise TypeError(f"{fname}(): argument '{name}' (position {pos}) must be tuple of ints, not {type(v).__name__}")
-        for i, e in enumerate(v):
-            if _is_int_arg(e): continue
-            if i == 0:
-                raise TypeError(f"{fname}(): argument '{name}' (position {pos}) must be tuple of ints, but found element "
-                                f"of type {type(e).__name__} at pos 0")
-            raise TypeError(f"{fname}(): argument '{name}' failed to unpack the object at pos {i + 1} with error "
-                            f"\"type must be tuple of ints,but got {type(e).__name__}\"")
 
 # %% ../../nbs/11a_unpool_fold.ipynb #f6542c93
 def adaptive_max_pool1d(input: Tensor, output_size: int | tuple,
