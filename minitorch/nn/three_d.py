@@ -172,6 +172,7 @@ def max_pool3d(input: Tensor, kernel_size: int | tuple, stride: int | tuple | No
     return _separable(input, lambda v: F.max_pool2d(v, k[1:], s[1:], p[1:], d[1:], ceil_mode),
                       lambda v: F.max_pool1d(v, k[0], s[0], p[0], d[0], ceil_mode))
 
+# %% ../../nbs/12i_three_d.ipynb #356c8df5
 import functools
 
 def _int_args(fname: str, *names: str):
