@@ -196,6 +196,7 @@ _BINOP = {'+': operator.add, '-': operator.sub, '*': operator.mul, '/': operator
           '&=': operator.iand, '|=': operator.ior, '^=': operator.ixor}
 _CMP = {'<': operator.lt, '<=': operator.le, '==': operator.eq, '!=': operator.ne, '>': operator.gt, '>=': operator.ge}
 
+# %% ../../nbs/25a_capture.ipynb #8ff1ba42
 class _FrameOperators:
     "Operators, comparisons, `is`, `in`, subscripts."
     def BINARY_OP(self, ins):
@@ -323,6 +324,7 @@ class InnerFunction:
     "A function made by MAKE_FUNCTION inside a frame being evaluated (a comprehension, a lambda): inlined when called."
     def __init__(self, code, f_globals, closure: dict): self.code, self.f_globals, self.closure = code, f_globals, closure
 
+# %% ../../nbs/25a_capture.ipynb #b553752d
 class _FrameClosures:
     "Comprehensions and lambdas: MAKE_FUNCTION makes an `InnerFunction` over the frame's cells; a call inlines it."
     def LOAD_DEREF(self, ins):
