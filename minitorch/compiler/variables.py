@@ -72,6 +72,7 @@ def fetch(src, f_locals: dict, f_globals: dict):
     if kind == 'const': return src[1].obj
     raise KeyError(src)
 
+# %% ../../nbs/25a_bytecode.ipynb #15d51d7f
 def unwrap(x, field: str):
     "Replace every `V` inside `x` by its node (field='node', constants stay) or its value (field='value')."
     if isinstance(x, V):
