@@ -113,7 +113,7 @@ def _leaves(outputs: Sequence[Tensor]) -> list[Tensor]:
             if nxt is not None: stack.append(nxt)
     return list(found.values())
 
-
+# %% ../../../nbs/23a_dist_autograd.ipynb #d3e9aec6
 _pass_lock = threading.Lock()
 
 
