@@ -307,7 +307,7 @@ def _lazy_init(self: FullyShardedDataParallel) -> None:
         u._index = i
         if u is not self: u._is_root, u.__dict__["_root"] = False, self
 
-
+# %% ../../../nbs/22e_fsdp.ipynb #8d57e692
 @patch
 def forward(self: FullyShardedDataParallel, *args: Any, **kwargs: Any) -> Any:
     "Gather this unit's parameters, run the module on them, reshard (FULL_SHARD); hooks re-gather them for backward."
