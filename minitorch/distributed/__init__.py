@@ -440,7 +440,7 @@ def gather(tensor: Tensor, gather_list: list[Tensor] | None = None, dst: int = 0
         return gather_list
     return _launch("gather", g, [g.comm.Igather(src, out, root=dst)], finish, async_op)
 
-
+# %% ../../nbs/22a_collectives.ipynb #9b13a577
 def all_to_all(output_tensor_list: list[Tensor], input_tensor_list: list[Tensor], group: ProcessGroup | None = None,
                async_op: bool = False) -> Work | None:
     "Rank k's `output_tensor_list[r]` is rank r's `input_tensor_list[k]` (equal shapes)."
