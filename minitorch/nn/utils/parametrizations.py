@@ -61,6 +61,7 @@ class _SpectralNorm(Module):
 
     def right_inverse(self, value: Tensor) -> Tensor: return value
 
+# %% ../../../nbs/12d_parametrizations.ipynb #7d166fea
 def spectral_norm(module: Module, name: str = 'weight', n_power_iterations: int = 1, eps: float = 1e-12,
                   dim: int | None = None) -> Module:
     "Parametrize `module.<name>` as `W / σ(W)` (largest singular value by power iteration); returns `module`."
