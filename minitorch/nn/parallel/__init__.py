@@ -168,22 +168,26 @@ class DistributedDataParallel(Module):
             for t in list(self.module.parameters()) + list(self.module.buffers()):
                 dist.broadcast(t.detach(), 0, self.process_group)
 
-    def _make_buckets(self, indices: list[list[int]]) -> None:
-        "One `_Bucket` per list of parameter indices; `.grad` becomes a view of its slot with gradient_as_bucket_view."
-        self._buckets = [_Bucket(k, [self._params[i] for i in b]) for k, b in enumerate(indices)]
-        self._where = {i: (k, j) for k, b in enumerate(indices) for j, i in enumerate(b)}
-        for b in self._buckets: b.is_last = b.index == len(self._buckets) - 1
-        if self.gradient_as_bucket_view:
-            with no_grad():
-                for b in self._buckets:
-                    for j, p in enumerate(b.params):
-                        if p.grad is not None:
-                            b.slot(j).copy_(p.grad)
-                            p.grad = b.slot(j)
+# %% ../../../nbs/22c_ddp.ipynb #1e3204ce
+@patch
+def _make_buckets(self: DistributedDataParallel, indices: list[list[int]]) -> None:
+    "One `_Bucket` per list of parameter indices; `.grad` becomes a view of its slot with gradient_as_bucket_view."
+    self._buckets = [_Bucket(k, [self._params[i] for i in b]) for k, b in enumerate(indices)]
+    self._where = {i: (k, j) for k, b in enumerate(indices) for j, i in enumerate(b)}
+    for b in self._buckets: b.is_last = b.index == len(self._buckets) - 1
+    if self.gradient_as_bucket_view:
+        with no_grad():
+            for b in self._buckets:
+                for j, p in enumerate(b.params):
+                    if p.grad is not None:
+                        b.slot(j).copy_(p.grad)
+                        p.grad = b.slot(j)
 
-    def bucket_sizes(self) -> list[int]:
-        "Bytes in each bucket, in the order they are reduced."
-        return [b.buffer.numel() * b.buffer.element_size() for b in self._buckets]
+
+@patch
+def bucket_sizes(self: DistributedDataParallel) -> list[int]:
+    "Bytes in each bucket, in the order they are reduced."
+    return [b.buffer.numel() * b.buffer.element_size() for b in self._buckets]
 
 # %% ../../../nbs/22c_ddp.ipynb #1b963aad
 @patch
@@ -255,7 +259,7 @@ def _reachable_leaves(outputs: Any) -> set[int]:
     collect(outputs)
     return leaves
 
-
+# %% ../../../nbs/22c_ddp.ipynb #e260d800
 _UNFINISHED = ("Expected to have finished reduction in the prior iteration before starting a new one. This error "
                "indicates that your module has parameters that were not used in producing loss. You can enable "
                "unused parameter detection by passing the keyword argument `find_unused_parameters=True` to "
