@@ -62,6 +62,7 @@ def tensor_guard(src, t: Tensor, dynamic_dims=frozenset()) -> Guard:
     g.shape = shape
     return g
 
+# %% ../nbs/25b_guards.ipynb #84a36e85
 def value_guard(src, value) -> Guard:
     "EQUALS_MATCH on a Python value the graph depends on (`n == 2`, `G['K'] == 3`)."
     t = type(value)
@@ -340,15 +341,19 @@ class Compiler:
         if offset == 0 and not stack: return fn(**f_locals) if not code.co_flags & 0x0C else self._call_eager(fn, f_locals)
         return self.finish_eager(fn, f_locals, stack, offset)
 
-    def _call_eager(self, fn, f_locals):
-        sig = inspect.signature(fn); ba = inspect.BoundArguments(sig, f_locals)
-        return fn(*ba.args, **ba.kwargs)
+# %% ../nbs/25b_guards.ipynb #77c3d701
+@patch
+def _call_eager(self: Compiler, fn, f_locals):
+    sig = inspect.signature(fn); ba = inspect.BoundArguments(sig, f_locals)
+    return fn(*ba.args, **ba.kwargs)
 
-    def finish_eager(self, fn, f_locals, stack, offset):
-        "The rest of a frame that cannot be compiled: interpret its bytecode for real."
-        fr = Frame(fn.__code__, fn.__globals__, {k: wrap_const(v) for k, v in f_locals.items()}, None,
-                   [wrap_const(s) for s in stack], offset, closure=_closure(fn, None), call_hook=self.call_user)
-        return unwrap(fr.run(), 'value')
+
+@patch
+def finish_eager(self: Compiler, fn, f_locals, stack, offset):
+    "The rest of a frame that cannot be compiled: interpret its bytecode for real."
+    fr = Frame(fn.__code__, fn.__globals__, {k: wrap_const(v) for k, v in f_locals.items()}, None,
+               [wrap_const(s) for s in stack], offset, closure=_closure(fn, None), call_hook=self.call_user)
+    return unwrap(fr.run(), 'value')
 
 # %% ../nbs/25b_guards.ipynb #cb2ff634
 def _note_recompile(self, fc, code, failures, frame_locals, f_globals):
