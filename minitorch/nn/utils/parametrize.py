@@ -9,6 +9,7 @@ from contextlib import contextmanager
 from typing import Any, Iterator
 
 import numpy as np
+from fastcore.basics import patch   # grows a class across cells
 
 import minitorch
 from ...tensors import Tensor
@@ -73,22 +74,25 @@ class ParametrizationList(ModuleList):
             t = Parameter(t.detach(), original.requires_grad) if isinstance(original, Parameter) else t.detach()
             _register_parameter_or_buffer(self, f'original{i}', t)
 
-    def right_inverse(self, value: Tensor) -> None:
-        "Set `original` so that the parametrized tensor becomes `value`."
-        with minitorch.no_grad():
-            for module in reversed(list(self)):
-                if not hasattr(module, 'right_inverse'):
-                    raise RuntimeError(f"parametrization {type(module).__name__} does not implement right_inverse.")
-                value = module.right_inverse(value)
-            if self.is_tensor: _set_value(self.original, value)
-            else:
-                for i, t in enumerate(value): _set_value(getattr(self, f'original{i}'), t)
+# %% ../../../nbs/12_attention.ipynb #43d38437
+@patch
+def right_inverse(self: ParametrizationList, value: Tensor) -> None:
+    "Set `original` so that the parametrized tensor becomes `value`."
+    with minitorch.no_grad():
+        for module in reversed(list(self)):
+            if not hasattr(module, 'right_inverse'):
+                raise RuntimeError(f"parametrization {type(module).__name__} does not implement right_inverse.")
+            value = module.right_inverse(value)
+        if self.is_tensor: _set_value(self.original, value)
+        else:
+            for i, t in enumerate(value): _set_value(getattr(self, f'original{i}'), t)
 
-    def forward(self) -> Tensor:
-        if self.is_tensor: x = self[0](self.original)
-        else: x = self[0](*(getattr(self, f'original{i}') for i in range(self.ntensors)))
-        for module in list(self)[1:]: x = module(x)
-        return x
+@patch
+def forward(self: ParametrizationList) -> Tensor:
+    if self.is_tensor: x = self[0](self.original)
+    else: x = self[0](*(getattr(self, f'original{i}') for i in range(self.ntensors)))
+    for module in list(self)[1:]: x = module(x)
+    return x
 
 # %% ../../../nbs/12_attention.ipynb #ac2894f9
 def _inject_new_class(module: Module) -> None:
@@ -230,24 +234,26 @@ class _Orthogonal(Module):
         if self.base is not None: Q = self.base.matmul(Q)
         return Q.mT if transposed else Q
 
-    def right_inverse(self, Q: Tensor) -> Tensor:
-        "Store an orthogonalised `Q` as `base` and return the X for which forward gives `base`."
-        if tuple(Q.shape) != tuple(self.shape):
-            raise ValueError(f"Expected a matrix or batch of matrices of shape {self.shape}. "
-                             f"Got a tensor of shape {Q.shape}.")
-        q = Q.detach().numpy()
-        n, k = q.shape[-2], q.shape[-1]
-        if n < k: q, n, k = np.swapaxes(q, -1, -2), k, n
-        if n == k:
-            eps = 10.0 * n * np.finfo(q.dtype).eps
-            if not np.allclose(np.swapaxes(q, -1, -2).conj() @ q, np.eye(k), atol=eps): q = _np_make_orthogonal(q)
-            base = q.copy()
-        else:
-            extra = np.random.default_rng(0).standard_normal(q.shape[:-2] + (n, n - k)).astype(q.dtype)
-            base = _np_make_orthogonal(np.concatenate([q, extra], -1))
-        self.base = minitorch.tensor(base, dtype=Q.dtype, device=Q.device)
-        neg_id = -np.eye(Q.shape[-2], Q.shape[-1])
-        return minitorch.tensor(np.broadcast_to(neg_id, tuple(Q.shape)).copy(), dtype=Q.dtype, device=Q.device)
+# %% ../../../nbs/12_attention.ipynb #c6b036ad
+@patch
+def right_inverse(self: _Orthogonal, Q: Tensor) -> Tensor:
+    "Store an orthogonalised `Q` as `base` and return the X for which forward gives `base`."
+    if tuple(Q.shape) != tuple(self.shape):
+        raise ValueError(f"Expected a matrix or batch of matrices of shape {self.shape}. "
+                         f"Got a tensor of shape {Q.shape}.")
+    q = Q.detach().numpy()
+    n, k = q.shape[-2], q.shape[-1]
+    if n < k: q, n, k = np.swapaxes(q, -1, -2), k, n
+    if n == k:
+        eps = 10.0 * n * np.finfo(q.dtype).eps
+        if not np.allclose(np.swapaxes(q, -1, -2).conj() @ q, np.eye(k), atol=eps): q = _np_make_orthogonal(q)
+        base = q.copy()
+    else:
+        extra = np.random.default_rng(0).standard_normal(q.shape[:-2] + (n, n - k)).astype(q.dtype)
+        base = _np_make_orthogonal(np.concatenate([q, extra], -1))
+    self.base = minitorch.tensor(base, dtype=Q.dtype, device=Q.device)
+    neg_id = -np.eye(Q.shape[-2], Q.shape[-1])
+    return minitorch.tensor(np.broadcast_to(neg_id, tuple(Q.shape)).copy(), dtype=Q.dtype, device=Q.device)
 
 # %% ../../../nbs/12_attention.ipynb #bcb202cc
 def orthogonal(module: Module, name: str = 'weight', orthogonal_map: str | None = None, *,
