@@ -82,6 +82,7 @@ import functools
 import threading
 import warnings
 import minitorch
+from fastcore.basics import patch
 from ..dispatch import TorchFunctionMode, op_name
 
 class _AutocastState(threading.local):
@@ -201,28 +202,34 @@ class autocast:
         else:
             raise RuntimeError(f"User specified an unsupported autocast device_type '{device_type}'")
 
-    def __enter__(self) -> "autocast":
-        st = _state
-        self.prev = (st.enabled[self.device], st.dtype[self.device], st.cache_enabled)
-        st.enabled[self.device], st.dtype[self.device] = self._enabled, self.fast_dtype
-        st.cache_enabled = self._cache_enabled
-        st.nesting += 1
-        if st.nesting == 1:
-            st.mode = _AutocastMode(); st.mode.__enter__()
-        return self
+# %% ../../nbs/24_amp.ipynb #229b8de0
+@patch
+def __enter__(self: autocast) -> "autocast":
+    st = _state
+    self.prev = (st.enabled[self.device], st.dtype[self.device], st.cache_enabled)
+    st.enabled[self.device], st.dtype[self.device] = self._enabled, self.fast_dtype
+    st.cache_enabled = self._cache_enabled
+    st.nesting += 1
+    if st.nesting == 1:
+        st.mode = _AutocastMode(); st.mode.__enter__()
+    return self
 
-    def __exit__(self, *exc: Any) -> None:
-        st = _state
-        st.nesting -= 1
-        if st.nesting == 0:
-            st.cache.clear(); st.mode.__exit__(*exc); st.mode = None
-        st.enabled[self.device], st.dtype[self.device], st.cache_enabled = self.prev
 
-    def __call__(self, func: Any) -> Any:
-        @functools.wraps(func)
-        def decorate_autocast(*args: Any, **kwargs: Any) -> Any:
-            with self: return func(*args, **kwargs)
-        return decorate_autocast
+@patch
+def __exit__(self: autocast, *exc: Any) -> None:
+    st = _state
+    st.nesting -= 1
+    if st.nesting == 0:
+        st.cache.clear(); st.mode.__exit__(*exc); st.mode = None
+    st.enabled[self.device], st.dtype[self.device], st.cache_enabled = self.prev
+
+
+@patch
+def __call__(self: autocast, func: Any) -> Any:
+    @functools.wraps(func)
+    def decorate_autocast(*args: Any, **kwargs: Any) -> Any:
+        with self: return func(*args, **kwargs)
+    return decorate_autocast
 
 # %% ../../nbs/24_amp.ipynb #ce8f1a45
 def custom_fwd(fwd: Any = None, *, device_type: str, cast_inputs: Any = None) -> Any:
