@@ -11,6 +11,7 @@ __all__ = ['embedding_bag', 'EmbeddingBag', 'local_response_norm', 'LocalRespons
 # %% ../../nbs/12g_more_layers.ipynb #f4fbb78a
 import importlib
 import numpy as np
+from fastcore.basics import patch
 
 import minitorch
 from . import functional as F, Module, Parameter, init
@@ -161,17 +162,18 @@ class EmbeddingBag(Module):
         if self.padding_idx is not None: s += f", padding_idx={self.padding_idx}"
         return s
 
-    @classmethod
-    def from_pretrained(cls, embeddings, freeze: bool = True, max_norm=None, norm_type: float = 2.0,
-                        scale_grad_by_freq: bool = False, mode: str = 'mean', sparse: bool = False,
-                        include_last_offset: bool = False, padding_idx=None) -> 'EmbeddingBag':
-        "An EmbeddingBag holding `embeddings` (2-D), frozen by default."
-        if embeddings.dim() != 2: raise AssertionError('Embeddings parameter is expected to be 2-dimensional')
-        rows, cols = embeddings.shape
-        bag = cls(rows, cols, max_norm, norm_type, scale_grad_by_freq, mode, sparse, embeddings,
-                  include_last_offset, padding_idx)
-        bag.weight.requires_grad = not freeze
-        return bag
+# %% ../../nbs/12g_more_layers.ipynb #12af64e0
+@patch(cls_method=True)
+def from_pretrained(cls: EmbeddingBag, embeddings, freeze: bool = True, max_norm=None, norm_type: float = 2.0,
+                    scale_grad_by_freq: bool = False, mode: str = 'mean', sparse: bool = False,
+                    include_last_offset: bool = False, padding_idx=None) -> 'EmbeddingBag':
+    "An EmbeddingBag holding `embeddings` (2-D), frozen by default."
+    if embeddings.dim() != 2: raise AssertionError('Embeddings parameter is expected to be 2-dimensional')
+    rows, cols = embeddings.shape
+    bag = cls(rows, cols, max_norm, norm_type, scale_grad_by_freq, mode, sparse, embeddings,
+              include_last_offset, padding_idx)
+    bag.weight.requires_grad = not freeze
+    return bag
 
 # %% ../../nbs/12g_more_layers.ipynb #6126886f
 def local_response_norm(input, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0):
