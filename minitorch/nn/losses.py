@@ -78,6 +78,20 @@ def _nll_half_cascade(x: np.ndarray, w: np.ndarray, valid: np.ndarray, mean: boo
     for v, u in zip(loss, wsum): out, tw = r(out + v), r(tw + u)
     with np.errstate(all='ignore'): return float(-(r(out / tw) if mean else out))
 
+def _nll_half(input: Tensor, target: Tensor, weight: Tensor | None, ignore_index: int, reduction: str) -> Tensor:
+    "`nll_loss` of a 16-bit input: the graph in float32; on the CPU the value as PyTorch rounds it."
+    w = weight.float() if weight is not None else None
+    out = nll_loss(input.float(), target, w, ignore_index=ignore_index, reduction=reduction).to(input.dtype)
+    if input.ndim == 2 and input.device.type == 'cpu' and input.shape[0] > 0:
+        valid = _check_targets(target, input.shape[1], ignore_index)
+        t = np.where(valid, target.detach().numpy().astype(np.int64), 0)
+        x = input.detach().float().numpy()[np.arange(len(t)), t]
+        wv = weight.detach().float().numpy()[t] if weight is not None else np.ones(len(t), np.float32)
+        v = _nll_half_cascade(x, wv, valid, reduction == 'mean', input.dtype.numpy_dtype)
+        if np.isfinite(v) and math.isfinite(out.item()):   # (inf - inf would make an infinite loss NaN)
+            out = out - out.detach() + minitorch.tensor(v, dtype=input.dtype)
+    return out
+
 # %% ../../nbs/11e_losses.ipynb #259cacea
 def _class_onehot(target: Tensor, C: int, cdim: int, ndim: int, dtype: Any) -> Tensor:
     "One-hot of integer `target` along class dim `cdim` of an `ndim`-dim input."
@@ -108,17 +122,7 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
         r = nll_loss(input, target[0], weight, ignore_index=ignore_index, reduction=reduction)
         return r
     if _is_half(input) and reduction != 'none':      # the graph in float32; on the CPU the value as PyTorch rounds it
-        w = weight.float() if weight is not None else None
-        out = nll_loss(input.float(), target, w, ignore_index=ignore_index, reduction=reduction).to(input.dtype)
-        if input.ndim == 2 and input.device.type == 'cpu' and input.shape[0] > 0:
-            valid = _check_targets(target, input.shape[1], ignore_index)
-            t = np.where(valid, target.detach().numpy().astype(np.int64), 0)
-            x = input.detach().float().numpy()[np.arange(len(t)), t]
-            wv = weight.detach().float().numpy()[t] if weight is not None else np.ones(len(t), np.float32)
-            v = _nll_half_cascade(x, wv, valid, reduction == 'mean', input.dtype.numpy_dtype)
-            if np.isfinite(v) and math.isfinite(out.item()):   # (inf - inf would make an infinite loss NaN)
-                out = out - out.detach() + minitorch.tensor(v, dtype=input.dtype)
-        return out
+        return _nll_half(input, target, weight, ignore_index, reduction)
     cdim = 0 if input.ndim == 1 else 1
     C = input.shape[cdim]
     if input.ndim >= 2 and target.shape[0] != input.shape[0]:
