@@ -83,3 +83,43 @@ def test_pool_int_args_accepted(name, nd, args, kw):
     margs = tuple(minitorch.tensor(a.numpy()) if isinstance(a, torch.Tensor) else a for a in args)
     torch.testing.assert_close(torch.from_numpy(getattr(MF, name)(minitorch.tensor(x.numpy()), *margs, **kw).numpy()),
                                getattr(TF, name)(x, *args, **kw))
+
+
+# ---- F.pad's reflect/replicate/circular modes: PyTorch's size checks (an empty dim, negative pads), in its order
+
+PAD_SHAPES = [(0, 3), (3, 0), (2, 0, 3), (0, 2, 3), (2, 3, 0), (1, 0, 2, 3), (1, 2, 0, 3), (0, 2, 3, 3), (1, 2, 0, 0),
+              (1, 1, 0, 2, 2), (0, 1, 2, 2, 2), (2, 1), (1, 2, 3), (1, 1, 2, 3), (1, 2, 2, 2, 2)]
+PAD_PADS = [(1, 1), (0, 0), (1, 0), (-1, 0), (2, 2), (1, 1, 1, 1), (0, 0, 1, 1), (1, 1, 0, 0), (1, 1, 1, 1, 1, 1),
+            (-3, 0), (-2, -1), (1, -2), (2, 0, -5, 0), (-4, 0, 3, 0), (3, 0, 3, 0), (-3, 0, -2, 0), (-1,) * 6,
+            (-2, 0, -2, 0, -2, 0), (0, 0, 0, 0, 3, 0)]
+
+
+def _shape_or_err(f):
+    try: return tuple(f().shape)
+    except Exception as e: return type(e), str(e)
+
+
+@pytest.mark.parametrize('mode', ['reflect', 'replicate', 'circular'])
+@pytest.mark.parametrize('shape', PAD_SHAPES)
+def test_pad_mode_size_checks(mode, shape):
+    x = torch.randn(shape)
+    for p in PAD_PADS:
+        want = _shape_or_err(lambda: TF.pad(x, p, mode=mode))
+        if isinstance(want[0], int) and min(want) < 0: continue     # PyTorch's empty-batch reflect: a negative size
+        assert _shape_or_err(lambda: MF.pad(minitorch.tensor(x.numpy()), p, mode=mode)) == want, p
+
+
+@pytest.mark.parametrize('mode', ['reflect', 'replicate', 'circular'])
+def test_pad_mode_values_and_grad(mode):
+    for shape, p in [((2, 5), (-1, 2)), ((1, 2, 4, 5), (1, 2, -1, 1)), ((1, 2, 3, 4, 5), (0, -1, 1, 0, -1, 2)),
+                     ((0, 2, 4), (1, 1)), ((2, 1), (1, -2))]:
+        try: want = TF.pad(torch.randn(shape), p, mode=mode)
+        except RuntimeError: continue
+        x = torch.randn(shape, dtype=torch.float64, requires_grad=True)
+        t = TF.pad(x, p, mode=mode)
+        xm = minitorch.tensor(x.detach().numpy(), requires_grad=True)
+        m = MF.pad(xm, p, mode=mode)
+        assert np.array_equal(m.detach().numpy(), t.detach().numpy()), (shape, p)
+        w = torch.randn(t.shape, dtype=torch.float64)
+        t.backward(w); m.backward(minitorch.tensor(w.numpy()))
+        torch.testing.assert_close(torch.from_numpy(xm.grad.numpy()), x.grad)

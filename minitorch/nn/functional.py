@@ -58,17 +58,43 @@ def _window_index(H: int, W: int, kernel: tuple, stride: tuple, dilation: tuple,
 
 def _pad_index(n: int, lo: int, hi: int, mode: str, dim: int, shape: tuple) -> np.ndarray:
     "Source positions in a length-`n` dimension of each output position of the `lo`/`hi`-padded one."
-    pos = np.arange(-lo, n + hi)
-    if mode == 'reflect':
-        if lo >= n or hi >= n:
-            raise RuntimeError(f"Argument #4: Padding size should be less than the corresponding input dimension, "
-                               f"but got: padding ({lo}, {hi}) at dimension {dim} of input {list(shape)}")
-        return np.abs((n - 1) - np.abs(pos - (n - 1)))
+    pos = np.arange(-lo, n + hi)                # (the sizes are checked first, by `_pad_check`)
+    if mode == 'reflect': return np.abs((n - 1) - np.abs(pos - (n - 1)))
     if mode == 'replicate': return np.clip(pos, 0, n - 1)
-    if lo > n or hi > n: raise RuntimeError("Padding value causes wrapping around more than once.")
     return pos % n                                                        # circular
 
 # %% ../../nbs/11_nn_unfold_conv.ipynb #d5a10b42
+def _pad_check(shape: tuple, pad: Sequence[int], mode: str) -> None:
+    "PyTorch's size checks of a reflect/replicate/circular pad of a `shape` tensor, in its order and words."
+    k, nd = len(pad) // 2, len(shape)
+    sizes = shape[nd - k:]                                     # the padded dims, outermost first: (D,) (H,) W
+    lohi = [(pad[2 * (k - 1 - i)], pad[2 * (k - 1 - i) + 1]) for i in range(k)]
+    out = [n + lo + hi for n, (lo, hi) in zip(sizes, lohi)]
+    if mode == 'circular':                                     # `_pad_circular`: the outermost dim first
+        for n, (lo, hi), o in zip(sizes, lohi, out):
+            if lo > n or hi > n: raise RuntimeError("Padding value causes wrapping around more than once.")
+            if o < 0: raise RuntimeError("Negative padding value is resulting in an empty dimension")
+        return
+    if not all(shape[nd - k - 1:]):                            # only a batch dim may be empty
+        raise RuntimeError(f"Expected {k + 1}D or {k + 2}D (batch mode) tensor with possibly 0 batch size and other "
+                           f"non-zero dimensions for input, but got: {list(shape)}")
+    if mode == 'reflect':
+        for i in reversed(range(k)):                           # W is argument #4, H #6, D #8
+            (lo, hi), n = lohi[i], sizes[i]
+            if lo >= n or hi >= n:
+                raise RuntimeError(f"Argument #{4 + 2 * (k - 1 - i)}: Padding size should be less than the corresponding "
+                                   f"input dimension, but got: padding ({lo}, {hi}) at dimension {nd - k + i} of input {list(shape)}")
+    if all(o < 1 for o in out):                                # (PyTorch asks only that one size is positive)
+        ins = ', '.join(f"{a}: {n}" for a, n in zip('DHW'[3 - k:], sizes))
+        if k == 3: ins = ins.replace(',', '', 1)               # PyTorch's own spacing: "D: 2 H: 2, W: 2",
+        if k == 2 and mode == 'replicate': ins += ' '           # and "H: 2, W: 3 " for replicate
+        raise RuntimeError(f"input ({ins}) is too small. Calculated output "
+                           + ' '.join(f"{a}: {o}" for a, o in zip('DHW'[3 - k:], out)))
+    if min(out) < 0:
+        if mode == 'reflect' and k == 2: raise RuntimeError("numel: integer multiplication overflow")
+        full = list(shape[:nd - k]) + out
+        raise RuntimeError(f"Trying to create tensor with negative dimension {next(v for v in full if v < 0)}: {full}")
+
 def _pad_modes(input: Tensor, pad: Sequence[int], mode: str) -> Tensor:
     "`pad` for 'reflect', 'replicate' and 'circular': one `index_select` per padded dimension."
     if mode not in ('reflect', 'replicate', 'circular'): raise NotImplementedError(f"Unrecognised padding mode {mode}")
@@ -80,6 +106,7 @@ def _pad_modes(input: Tensor, pad: Sequence[int], mode: str) -> Tensor:
             "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
             "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
             "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
+    _pad_check(tuple(input.shape), pad, mode)
     out = input
     if mode != 'circular':   # PyTorch's cuda backward kernels add the copies with atomics (as named there)
         from minitorch.determinism import alert_on_cuda_backward
@@ -90,6 +117,7 @@ def _pad_modes(input: Tensor, pad: Sequence[int], mode: str) -> Tensor:
         out = alert_on_cuda_backward(name, out)
     for i in range(k):               # one index_select per padded dimension (its backward adds the copies)
         dim, lo, hi = input.ndim - 1 - i, pad[2 * i], pad[2 * i + 1]
+        if out.shape[dim] + lo + hi == 0: lo, hi = -out.shape[dim], 0     # an empty result: no index at all
         if mode == 'circular' and (lo < 0 or hi < 0):       # circular crops first, then wraps the rest
             out = out.narrow(dim, max(-lo, 0), out.shape[dim] - max(-lo, 0) - max(-hi, 0))
             lo, hi = max(lo, 0), max(hi, 0)
