@@ -122,3 +122,45 @@ def test_matrix_exp_16bit_still_like_torch(dtype):
         want = torch.linalg.matrix_exp(a)
         got = minitorch.linalg.matrix_exp(minitorch.tensor(a.float().numpy()).to(getattr(minitorch, str(dtype)[6:])))
         assert np.array_equal(got.float().numpy(), want.float().numpy(), equal_nan=True), (dtype, norms)
+
+
+# ---- complex dot / vdot with inf and NaN: MKL's cdotu/cdotc (complex64) adds x * 0 to some terms' imaginary part
+
+_SPECIAL = np.array([0., 1.5, -2., math.inf, -math.inf, math.nan, 0.25, 3.], np.float32)
+
+
+def _cvec(rng, n, stride, dtype):
+    parts = [np.where(rng.random(n) < 0.25, rng.choice(_SPECIAL, n), rng.choice(_SPECIAL[[0, 1, 2, 6, 7]], n))
+             for _ in range(2)]
+    base = np.zeros(n * stride, dtype)
+    base.real[::stride], base.imag[::stride] = parts
+    return torch.from_numpy(base)[::stride], minitorch.tensor(base)[::stride]
+
+
+def _same_c(got, want):
+    g, w = complex(got.item()), complex(want.item())
+    for u, v in ((g.real, w.real), (g.imag, w.imag)):
+        assert (math.isnan(u) and math.isnan(v)) or u == v or abs(u - v) <= 1e-5 * max(abs(v), 1), (g, w)
+
+
+@pytest.mark.parametrize('dtype', [np.complex64, np.complex128])
+@pytest.mark.parametrize('strides', [(1, 1), (2, 1), (1, 3)])
+@pytest.mark.parametrize('fn', ['dot', 'vdot', 'dot_conj_x', 'dot_conj_y', 'vdot_conj_x', 'matmul'])
+def test_complex_dot_inf_nan_like_torch(dtype, strides, fn):
+    rng = np.random.default_rng(hash((fn, strides, np.dtype(dtype).name)) % 2**32)
+    calls = {'dot': lambda L, x, y: L.dot(x, y), 'vdot': lambda L, x, y: L.vdot(x, y),
+             'dot_conj_x': lambda L, x, y: L.dot(x.conj(), y), 'dot_conj_y': lambda L, x, y: L.dot(x, y.conj()),
+             'vdot_conj_x': lambda L, x, y: L.vdot(x.conj(), y), 'matmul': lambda L, x, y: L.matmul(x, y)}
+    for n in list(range(1, 10)) * 12:
+        tx, mx = _cvec(rng, n, strides[0], dtype)
+        ty, my = _cvec(rng, n, strides[1], dtype)
+        _same_c(calls[fn](minitorch, mx, my), calls[fn](torch, tx, ty))
+
+
+def test_complex64_dot_odd_tail_nan():
+    # [inf + 0.5j] . [1.5 + 0.75j]: naive arithmetic gives inf + inf j, MKL's single-term path inf + nan j
+    x = torch.tensor([1 + 1j, 2 - 1j, math.inf + 0.5j], dtype=torch.complex64)
+    y = torch.tensor([1 + 1j, 1 + 0j, 1.5 + 0.75j], dtype=torch.complex64)
+    for f in (torch.dot, torch.vdot):
+        for a, b in ((x, y), (y, x), (x[2:], y[2:])):
+            _same_c(getattr(minitorch, f.__name__)(_mt(a), _mt(b)), f(a, b))
