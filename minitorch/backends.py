@@ -44,8 +44,8 @@ def _np_sigmoid(x: np.ndarray) -> np.ndarray:
     return one / (one + np.exp(-x))
 
 def _np_reciprocal(x: np.ndarray) -> np.ndarray:
-    "1/x; complex as (1+0j)/x, so that 1/0 is inf+nanj like PyTorch (numpy's `reciprocal` gives nan+nanj)."
-    return np.true_divide(x.dtype.type(1), x) if x.dtype.kind == 'c' else np.reciprocal(x)
+    "1/x; complex as PyTorch's quotient (1+0j)/x (`_cdiv`, below): 1/0 is inf+nanj (numpy's `reciprocal`: nan+nanj)."
+    return _cdiv(x.dtype.type(1), x) if x.dtype.kind == 'c' else np.reciprocal(x)
 
 def _np_rsqrt(x: np.ndarray) -> np.ndarray:
     "$1/\\sqrt{x}$."
@@ -188,6 +188,102 @@ def _cmul(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     r.reshape(-1)[:k] = _cmul_plain(xs, ys)
     return out
 
+
+# %% ../nbs/05_backends.ipynb #cd1f0a02
+import os
+from llvmlite import ir
+from numba import njit, types
+from numba.extending import intrinsic
+
+@intrinsic
+def _fma(typingctx, x, y, z):
+    "x*y + z rounded once (float32 or float64): LLVM's llvm.fma."
+    if not (isinstance(x, types.Float) and x == y == z): return None
+    def codegen(context, builder, signature, args): return builder.fma(*args)
+    return x(x, y, z), codegen
+
+@njit(cache=True, error_model='numpy')   # (numpy's error model: x/0 is inf, not ZeroDivisionError)
+def _smith(a, b, c, d, fused, one, re, im):
+    "(a+bi)/(c+di) for each i into re, im: Smith's algorithm with fma numerators where `fused[i]` (denominators always)."
+    for i in range(a.size):
+        p, q, r, s = a[i], b[i], c[i], d[i]
+        if abs(r) >= abs(s):
+            if r == 0 and s == 0:
+                re[i], im[i] = p / abs(r), q / abs(s)
+                continue
+            rat = s / r
+            scl = one / _fma(s, rat, r)
+            if fused[i]: re[i], im[i] = _fma(q, rat, p) * scl, _fma(-p, rat, q) * scl
+            else: re[i], im[i] = (p + q * rat) * scl, (q - p * rat) * scl
+        else:
+            rat = r / s
+            scl = one / _fma(r, rat, s)
+            if fused[i]: re[i], im[i] = _fma(p, rat, q) * scl, _fma(q, rat, -p) * scl
+            else: re[i], im[i] = (p * rat + q) * scl, (q * rat - p) * scl
+
+# %% ../nbs/05_backends.ipynb #cd1f0a04
+def _inner_run(shape: tuple, strides: list) -> tuple[list, int, int]:
+    "TensorIterator's loop: (dims fastest first, how many of them merge into the inner run, its length)."
+    n = len(shape)
+    perm = list(range(n - 1, -1, -1))
+    def should_swap(d0: int, d1: int) -> int:   # as reorder_dimensions: the first operand with a strict order decides
+        for st in strides:
+            s0, s1 = st[d0], st[d1]
+            if s0 == 0 or s1 == 0: continue   # broadcast in one of them: ask the next operand
+            if s0 != s1: return -1 if s0 < s1 else 1
+            if shape[d0] > shape[d1]: return 1
+        return 0
+    for i in range(1, n):                      # its insertion sort
+        j = i
+        for k in range(i - 1, -1, -1):
+            c = should_swap(perm[k], perm[j])
+            if c > 0: perm[k], perm[j] = perm[j], perm[k]; j = k
+            elif c < 0: break
+    if n == 0: return perm, 0, 1
+    g, size, st0 = 1, shape[perm[0]], [st[perm[0]] for st in strides]
+    for d in perm[1:]:                         # coalesce_dimensions, from the fastest dim out
+        if not (size == 1 or shape[d] == 1 or all(size * s0 == st[d] for s0, st in zip(st0, strides))): break
+        if size == 1: st0 = [st[d] for st in strides]
+        size, g = size * shape[d], g + 1
+    return perm, g, size
+
+_GRAIN_SIZE = 32768   # at::internal::GRAIN_SIZE: TensorIterator splits longer loops among its threads
+@functools.cache
+def _torch_threads() -> int:
+    "PyTorch's default number of threads: $OMP_NUM_THREADS, else the physical cores (psutil: imported only when asked)."
+    if os.environ.get('OMP_NUM_THREADS', '').isdigit(): return max(int(os.environ['OMP_NUM_THREADS']), 1)
+    try: import psutil
+    except ImportError: return 1
+    return psutil.cpu_count(logical=False) or 1
+
+def _unfused(shape: tuple, strides: list) -> np.ndarray:
+    "Mask of the elements that end an odd-length run of PyTorch's loop over operands of `shape` and `strides`."
+    perm, _, m = _inner_run(shape, strides)
+    n = math.prod(shape)
+    t = min(_torch_threads(), -(-n // _GRAIN_SIZE)) if n > _GRAIN_SIZE else 1
+    starts = np.union1d(np.arange(0, n, m), np.arange(0, n, -(-n // t)))   # rows, cut where each thread's chunk starts
+    ends = np.append(starts[1:], n) - 1
+    odd = np.zeros(n, np.bool_)
+    odd[ends[(ends - starts) % 2 == 0]] = True
+    order = perm[::-1]                                     # the loop's flat order: slowest dim first
+    return odd.reshape([shape[d] for d in order]).transpose(np.argsort(order))
+
+def _cdiv(x: Any, y: Any) -> np.ndarray:
+    "PyTorch's complex quotient x / y on CPU, bit for bit (broadcasting; a real operand is promoted first)."
+    x, y = np.broadcast_arrays(np.asarray(x), np.asarray(y))
+    ct = np.result_type(x, y, np.complex64)
+    x, y = x.astype(ct, copy=False), y.astype(ct, copy=False)
+    fused = np.ones(x.shape, np.bool_)
+    if ct == np.complex64 and x.size:   # numerators not fused at the odd end of a run
+        fused = ~_unfused(x.shape, [[s // 8 for s in v.strides] for v in (x, y)])
+    re = np.empty(x.shape, x.real.dtype)
+    im = np.empty_like(re)
+    flat = lambda v: np.ascontiguousarray(v).reshape(-1)
+    _smith(flat(x.real), flat(x.imag), flat(y.real), flat(y.imag), flat(fused), re.dtype.type(1),
+           re.reshape(-1), im.reshape(-1))
+    out = np.empty(x.shape, ct)
+    out.real, out.imag = re, im
+    return out
 
 # %% ../nbs/05_backends.ipynb #399927cc
 @functools.lru_cache(maxsize=4096)
@@ -360,6 +456,7 @@ class NumpyBackend(Backend):
         if out_dtype.is_complex and (op == 'add' or op == 'sub'):   # PyTorch: a + alpha*b, alpha = ±1+0j
             return from_numpy(x + x.dtype.type(1 if op == 'add' else -1) * y, out_dtype)   # (signed zeros, inf)
         if op == 'mul' and out_dtype.is_complex: return from_numpy(_cmul(x, y), out_dtype)
+        if op == 'div' and out_dtype.is_complex: return from_numpy(_cdiv(x, y), out_dtype)
         if op == 'floor_divide' and a.storage.dtype in _HALF_NP:
             return from_numpy(_np_floor_divide_half(x, y, a.storage.dtype), out_dtype)
         return from_numpy(ZIP_OPS[op](x, y), out_dtype)

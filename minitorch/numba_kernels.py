@@ -245,7 +245,7 @@ def z_add(a, b): return a + b
 def z_sub(a, b): return a - b
 @scalar_op("bifc")
 def z_mul(a, b): return a * b
-@scalar_op("fc")
+@scalar_op("f")    # complex: PyTorch's fused Smith quotient, `_cdiv` in the numpy reference
 def z_div(a, b): return a / b
 @scalar_op("f")
 def z_pow(a, b): return a ** b
