@@ -60,16 +60,7 @@ def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: in
         raise RuntimeError(f"Given groups={groups}, weight of size {list(weight.shape)}, expected input"
                            f"{list(x.shape)} to have {Cg * groups} channels, but got {C} channels instead")
     s, d = _triple(stride), _triple(dilation)
-    if isinstance(padding, str):
-        if padding not in ('same', 'valid'): raise RuntimeError(f"Invalid padding string: '{padding}'")
-        if padding == 'same' and any(v != 1 for v in s):
-            raise RuntimeError("padding='same' is not supported for strided convolutions")
-        tot = [0, 0, 0] if padding == 'valid' else [di * (k - 1) for di, k in zip(d, (kd, kh, kw))]
-        x = F.pad(x, [p for t in reversed(tot) for p in (t // 2, t - t // 2)])   # odd totals: one more at the end
-        p = (0, 0, 0)
-    else:
-        p = _triple(padding)
-        x = F.pad(x, (0, 0, 0, 0, p[0], p[0])) if p[0] else x
+    x, p = _conv3d_padding(x, padding, s, d, (kd, kh, kw))
     Dp = x.shape[2]
     od = (Dp - d[0] * (kd - 1) - 1) // s[0] + 1
     if od <= 0 or x.shape[3] + 2 * p[1] < d[1] * (kh - 1) + 1 or x.shape[4] + 2 * p[2] < d[2] * (kw - 1) + 1:
@@ -85,6 +76,22 @@ def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: in
     out = _unplanes(out, N, od)
     if bias is not None and C: out = out + bias.reshape(1, O, 1, 1, 1)   # no input channels: no output channels
     return out.squeeze(0) if unbatched else out
+
+# %% ../../nbs/12i_three_d.ipynb #c079e490
+def _conv3d_padding(x: Tensor, padding: int | tuple | str, s: tuple, d: tuple, ks: tuple) -> tuple:
+    "`x` padded for `conv3d` (a string padding: all three dims; else the depth dim only) and the padding "\
+    "left for each `conv2d`."
+    if isinstance(padding, str):
+        if padding not in ('same', 'valid'): raise RuntimeError(f"Invalid padding string: '{padding}'")
+        if padding == 'same' and any(v != 1 for v in s):
+            raise RuntimeError("padding='same' is not supported for strided convolutions")
+        tot = [0, 0, 0] if padding == 'valid' else [di * (k - 1) for di, k in zip(d, ks)]
+        x = F.pad(x, [p for t in reversed(tot) for p in (t // 2, t - t // 2)])   # odd totals: one more at the end
+        p = (0, 0, 0)
+    else:
+        p = _triple(padding)
+        x = F.pad(x, (0, 0, 0, 0, p[0], p[0])) if p[0] else x
+    return x, p
 
 # %% ../../nbs/12i_three_d.ipynb #04477d2e
 def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
