@@ -6,6 +6,7 @@
 from __future__ import annotations
 import builtins, dis, math, operator, types
 from typing import Any, Callable
+from fastcore.basics import patch
 import minitorch
 from ..tensors import Tensor
 from ..autograd import is_grad_enabled
@@ -344,22 +345,6 @@ class _FrameClosures:
         if ins.arg & 0x07: self.graph_break('MAKE_FUNCTION with defaults or annotations')
         cells = [c.value if isinstance(c, V) else c for c in cells]
         self.stack.append(V(InnerFunction(code, self.f_globals, dict(zip(code.co_freevars, cells)))))
-    def inline_inner(self, f: InnerFunction, args: list, kwargs: dict) -> V:
-        code = f.code
-        if kwargs or code.co_flags & 0x0C or len(args) != code.co_argcount: self.graph_break('inner function call with kwargs')
-        mk = lambda out: Frame(code, f.f_globals, dict(zip(code.co_varnames, args)), out, closure=f.closure,
-                               call_hook=self.call_hook, depth=self.depth + 1)
-        if self.out is None:                    # running for real: a real function over real cells
-            cells = tuple(types.CellType(unwrap(c.frame.locals[c.name], 'value')) if isinstance(c, LocalCell) else c
-                          for c in (f.closure[n] for n in code.co_freevars))
-            real = [iter([unwrap(x, 'value') for x in a.items[a.pos:]]) if isinstance(a, ListIter) else a
-                    for a in unwrap(args, 'value')]    # a comprehension's `.0`: the iterator, as Python passes it
-            return wrap_const(types.FunctionType(code, f.f_globals, code.co_name, None, cells)(*real))
-        if code.co_flags & 0x20: self.graph_break('a generator expression')     # (Dynamo inlines those too)
-        cp = self.out.checkpoint()
-        try: return mk(self.out).run()
-        except (GraphBreak, Unsupported) as e:
-            self.out.restore(cp); self.graph_break(f'inlined {code.co_name}: {getattr(e, "reason", e)}')
     def call(self, fv: V, args: list, kwargs: dict) -> V:
         f = fv.value
         if isinstance(f, InnerFunction): return self.inline_inner(f, args, kwargs)
@@ -368,6 +353,25 @@ class _FrameClosures:
             for item in args[0].value: acc = self.binary(operator.add, acc, item if isinstance(item, V) else V(item))
             return acc
         return super().call(fv, args, kwargs)
+
+# %% ../../nbs/25a_capture.ipynb #4e2b8111
+@patch
+def inline_inner(self: _FrameClosures, f: InnerFunction, args: list, kwargs: dict) -> V:
+    code = f.code
+    if kwargs or code.co_flags & 0x0C or len(args) != code.co_argcount: self.graph_break('inner function call with kwargs')
+    mk = lambda out: Frame(code, f.f_globals, dict(zip(code.co_varnames, args)), out, closure=f.closure,
+                           call_hook=self.call_hook, depth=self.depth + 1)
+    if self.out is None:                    # running for real: a real function over real cells
+        cells = tuple(types.CellType(unwrap(c.frame.locals[c.name], 'value')) if isinstance(c, LocalCell) else c
+                      for c in (f.closure[n] for n in code.co_freevars))
+        real = [iter([unwrap(x, 'value') for x in a.items[a.pos:]]) if isinstance(a, ListIter) else a
+                for a in unwrap(args, 'value')]    # a comprehension's `.0`: the iterator, as Python passes it
+        return wrap_const(types.FunctionType(code, f.f_globals, code.co_name, None, cells)(*real))
+    if code.co_flags & 0x20: self.graph_break('a generator expression')     # (Dynamo inlines those too)
+    cp = self.out.checkpoint()
+    try: return mk(self.out).run()
+    except (GraphBreak, Unsupported) as e:
+        self.out.restore(cp); self.graph_break(f'inlined {code.co_name}: {getattr(e, "reason", e)}')
 
 # %% ../../nbs/25a_capture.ipynb #2b9c430c
 class Frame(_FrameClosures, _FrameJumps, _FrameOps, _FrameCallOps, _FrameOperators, _FrameContainers, _FrameCalls,
