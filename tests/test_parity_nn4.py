@@ -123,3 +123,24 @@ def test_pad_mode_values_and_grad(mode):
         w = torch.randn(t.shape, dtype=torch.float64)
         t.backward(w); m.backward(minitorch.tensor(w.numpy()))
         torch.testing.assert_close(torch.from_numpy(xm.grad.numpy()), x.grad)
+
+
+# ---- max_unpool1d/2d: an empty non-batch dim is an error; the dtype is checked only when there is something to write
+
+@pytest.mark.parametrize('fn', ['max_unpool1d', 'max_unpool2d'])
+@pytest.mark.parametrize('dt', ['int8', 'int64', 'bool', 'complex64', 'float32', 'float16'])
+@pytest.mark.parametrize('shape', [(0, 2, 5, 3), (1, 2, 4, 2), (2, 0, 4, 2), (0, 2, 0, 2), (2, 4, 2), (0, 4, 2),
+                                   (2, 2, 0, 2), (2, 0, 2)])
+def test_max_unpool_empty_and_dtype(fn, dt, shape):
+    if fn == 'max_unpool1d': shape = shape[:-1]
+    x = torch.zeros(shape, dtype=getattr(torch, dt)); idx = torch.zeros(shape, dtype=torch.int64)
+    want = _shape_or_err(lambda: getattr(TF, fn)(x, idx, 2))
+    mx = minitorch.tensor(x.numpy(), dtype=getattr(minitorch, dt))
+    assert _shape_or_err(lambda: getattr(MF, fn)(mx, minitorch.tensor(idx.numpy()), 2)) == want
+
+
+def test_max_unpool2d_seed_115654():        # int8, empty batch: PyTorch returns the empty image, no dtype error
+    x = torch.zeros(0, 2, 5, 3, dtype=torch.int8)
+    r = MF.max_unpool2d(minitorch.tensor(x.numpy()), minitorch.tensor(x.long().numpy()), 2)
+    t = TF.max_unpool2d(x, x.long(), 2)
+    assert tuple(r.shape) == tuple(t.shape) and r.dtype == minitorch.int8

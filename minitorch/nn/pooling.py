@@ -45,18 +45,27 @@ def _unpool_size(in_size: Sequence[int], kernel: tuple, stride: tuple, padding: 
 
 
 # %% ../../nbs/11a_unpool_fold.ipynb #5fd26dbf
+def _unpool_check(shape: tuple, input: Tensor) -> None:
+    "PyTorch's `max_unpooling2d_forward_out` checks of an input of `shape` (as its kernel sees it): no empty dim but "\
+    "the batch; then, only when there are elements to write, a floating dtype (on the CPU)."
+    for i in range(1, len(shape)):
+        if shape[i] == 0:
+            raise RuntimeError(f"max_unpooling2d_forward_out_{input.device.type}(): Expected input to have non-zero size "
+                               f"for non-batch dimensions, but got {list(shape)} with dimension {i} being empty.")
+    if input.numel() and not input.dtype.is_floating_point and input.device.type == 'cpu':   # its cpu kernel: floats only
+        raise NotImplementedError(f"\"max_unpool2d\" not implemented for '{torch_name(input.dtype)}'")
+
 def max_unpool2d(input: Tensor, indices: Tensor, kernel_size: int | tuple, stride: int | tuple | None = None,
                  padding: int | tuple = 0, output_size: Sequence[int] | None = None) -> Tensor:
     "Put each value of `input` at the flat position `indices` names in a zero `(N, C, H_out, W_out)` image."
     k = _pair(kernel_size)
     s = k if stride is None else _pair(stride)
     p = _pair(padding)
-    unbatched = input.ndim == 3
+    shape, unbatched = tuple(input.shape), input.ndim == 3
     if unbatched: input, indices = input.unsqueeze(0), indices.unsqueeze(0)
     N, C, h, w = input.shape
     Ho, Wo = _unpool_size((h, w), k, s, p, output_size)
-    if not input.dtype.is_floating_point and input.device.type == 'cpu':   # PyTorch's cpu kernel: floats only
-        raise NotImplementedError(f"\"max_unpool2d\" not implemented for '{torch_name(input.dtype)}'")
+    _unpool_check(shape, input)
     from minitorch.determinism import alert_not_deterministic
     alert_not_deterministic('max_unpooling2d_forward_out')   # duplicate indices: the last write wins, in any order
     idx = indices.detach().cpu().numpy().reshape(N, C, h * w)
@@ -73,6 +82,7 @@ def max_unpool2d(input: Tensor, indices: Tensor, kernel_size: int | tuple, strid
 def max_unpool1d(input: Tensor, indices: Tensor, kernel_size: int | tuple, stride: int | tuple | None = None,
                  padding: int | tuple = 0, output_size: Sequence[int] | None = None) -> Tensor:
     "Inverse of `max_pool1d` given its indices: `max_unpool2d` of the height-1 image."
+    _unpool_check(tuple(input.shape) + (1,), input)       # PyTorch's kernel sees `input.unsqueeze(-1)`
     one = lambda v: _ntuple(v, 1)[0]
     s = None if stride is None else (1, one(stride))
     size = None if output_size is None else (1, tuple(output_size)[-1])
