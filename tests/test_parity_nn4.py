@@ -144,3 +144,14 @@ def test_max_unpool2d_seed_115654():        # int8, empty batch: PyTorch returns
     r = MF.max_unpool2d(minitorch.tensor(x.numpy()), minitorch.tensor(x.long().numpy()), 2)
     t = TF.max_unpool2d(x, x.long(), 2)
     assert tuple(r.shape) == tuple(t.shape) and r.dtype == minitorch.int8
+
+
+@pytest.mark.parametrize('mode', ['reflect', 'replicate', 'circular'])
+@pytest.mark.parametrize('dt', ['bool', 'uint8', 'int64', 'float16', 'complex64'])
+def test_pad_mode_dtypes(mode, dt):     # the CPU reflect/replicate kernels refuse bool, after the size checks (seed 600809)
+    for shape, p in [((1, 2, 3), (0, 2)), ((1, 2, 3, 3), (1, 1, 1, 1)), ((1, 2, 3, 3, 3), (1,) * 6), ((2, 0, 3), (1, 1)),
+                     ((1, 2, 3), (3, 3)), ((1, 2, 3, 3), (0, 0, -4, 0))]:
+        x = torch.zeros(shape, dtype=getattr(torch, dt))
+        want = _shape_or_err(lambda: TF.pad(x, p, mode=mode))
+        got = _shape_or_err(lambda: MF.pad(minitorch.zeros(shape, dtype=getattr(minitorch, dt)), p, mode=mode))
+        assert got == want, (shape, p)

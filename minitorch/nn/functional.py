@@ -64,8 +64,8 @@ def _pad_index(n: int, lo: int, hi: int, mode: str, dim: int, shape: tuple) -> n
     return pos % n                                                        # circular
 
 # %% ../../nbs/11_nn_unfold_conv.ipynb #d5a10b42
-def _pad_check(shape: tuple, pad: Sequence[int], mode: str) -> None:
-    "PyTorch's size checks of a reflect/replicate/circular pad of a `shape` tensor, in its order and words."
+def _pad_check(shape: tuple, pad: Sequence[int], mode: str, dtype: Any = None, device: str = 'cpu') -> None:
+    "PyTorch's checks of a reflect/replicate/circular pad of a `shape` tensor: the sizes, then the dtype."
     k, nd = len(pad) // 2, len(shape)
     sizes = shape[nd - k:]                                     # the padded dims, outermost first: (D,) (H,) W
     lohi = [(pad[2 * (k - 1 - i)], pad[2 * (k - 1 - i) + 1]) for i in range(k)]
@@ -94,6 +94,8 @@ def _pad_check(shape: tuple, pad: Sequence[int], mode: str) -> None:
         if mode == 'reflect' and k == 2: raise RuntimeError("numel: integer multiplication overflow")
         full = list(shape[:nd - k]) + out
         raise RuntimeError(f"Trying to create tensor with negative dimension {next(v for v in full if v < 0)}: {full}")
+    if dtype is minitorch.bool and device == 'cpu':           # the CPU kernels take every dtype but bool
+        raise NotImplementedError(f"\"{'reflection' if mode == 'reflect' else 'replication'}_pad{k}d\" not implemented for 'Bool'")
 
 def _pad_modes(input: Tensor, pad: Sequence[int], mode: str) -> Tensor:
     "`pad` for 'reflect', 'replicate' and 'circular': one `index_select` per padded dimension."
@@ -106,7 +108,7 @@ def _pad_modes(input: Tensor, pad: Sequence[int], mode: str) -> Tensor:
             "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
             "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
             "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
-    _pad_check(tuple(input.shape), pad, mode)
+    _pad_check(tuple(input.shape), pad, mode, input.dtype, input.device.type)
     out = input
     if mode != 'circular':   # PyTorch's cuda backward kernels add the copies with atomics (as named there)
         from minitorch.determinism import alert_on_cuda_backward
