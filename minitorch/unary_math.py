@@ -202,7 +202,8 @@ def sgn(input: Tensor, *, out: Any = None) -> Tensor:
     "sign for real tensors; z/|z| for complex (0 at 0)."
     if out is not None: return _write_out(sgn(input), out, 'sgn')
     if not input.dtype.is_complex: return sign(input)
-    if input.dtype is dt.complex32: return sgn(input.to(dt.complex64)).to(dt.complex32)   # no complex32 `/`
+    if input.dtype is dt.complex32:   # computed in complex64; ComplexHalf has no SIMD kernel: z/|z| everywhere
+        return _sgn_part(input.to(dt.complex64), False).to(dt.complex32)
     # PyTorch's CPU kernel runs blocks of 2 SIMD vectors (8 complex128s, 16 complex64s) dividing each part by |z|
     # (`(inf+1j).sgn()` is nan+0j there) and the leftover tail with the complex division z/(|z|+0j) (nan+nanj).
     from .backends import _simd_block   # (8 complex128s, 16 complex64s with AVX-512; half as many with AVX2)

@@ -398,3 +398,12 @@ def test_complex_to_bool_is_nonzero(dtype):
     v = [1j, 0, complex(0, float("nan")), -0.0, 2]
     a, t = minitorch.tensor(v, dtype=getattr(minitorch, dtype)), torch.tensor(v, dtype=getattr(torch, dtype))
     assert a.bool().tolist() == t.bool().tolist() and a.t().to(minitorch.bool).tolist() == t.t().bool().tolist()
+
+
+def test_sgn_takes_the_division_path_at_every_size():
+    "ComplexHalf's sgn has no SIMD kernel: z/|z| (nan+nanj for an infinite part) even in blocks of 16."
+    for n in (1, 16, 32):
+        w = np.zeros((n, 2), np.float16)
+        w[:, 0], w[:, 1] = np.inf, 1
+        a, ta = pair(w.view(np.uint16))
+        same(a.sgn(), ta.sgn())
