@@ -27,6 +27,23 @@ def _dg(x, herm): return abs(x.real) if herm else _cabs1(x)
 
 # %% ../nbs/21f_ldl.ipynb #78b740fc
 @numba.njit(cache=True, error_model='numpy')
+def _ldl_swap(A, k, kk, kp, kstep, n, herm):
+    if kp != kk:   # symmetric interchange of rows and columns kk and kp of the trailing matrix
+        for i in range(kp + 1, n): A[i, kk], A[i, kp] = A[i, kp], A[i, kk]
+        for j in range(kk + 1, kp):
+            t = _cj(A[j, kk], herm); A[j, kk] = _cj(A[kp, j], herm); A[kp, j] = t
+        if herm: A[kp, kk] = np.conj(A[kp, kk])
+        t = A[kk, kk]; A[kk, kk] = A[kp, kp]; A[kp, kp] = t
+        if herm: A[kk, kk] = A[kk, kk].real; A[kp, kp] = A[kp, kp].real
+        if kstep == 2:
+            if herm: A[k, k] = A[k, k].real
+            t = A[k + 1, k]; A[k + 1, k] = A[kp, k]; A[kp, k] = t
+    elif herm:
+        A[k, k] = A[k, k].real
+        if kstep == 2: A[k + 1, k + 1] = A[k + 1, k + 1].real
+
+# %% ../nbs/21f_ldl.ipynb #9101e667
+@numba.njit(cache=True, error_model='numpy')
 def _ldl_kernel(a, piv, info, herm):
     bsz, n = a.shape[0], a.shape[1]
     for b in range(bsz):
@@ -50,19 +67,7 @@ def _ldl_kernel(a, piv, info, herm):
                     elif _dg(A[imax, imax], herm) >= _ALPHA * rowmax: kp = imax
                     else: kp, kstep = imax, 2
                 kk = k + kstep - 1
-                if kp != kk:   # symmetric interchange of rows and columns kk and kp of the trailing matrix
-                    for i in range(kp + 1, n): A[i, kk], A[i, kp] = A[i, kp], A[i, kk]
-                    for j in range(kk + 1, kp):
-                        t = _cj(A[j, kk], herm); A[j, kk] = _cj(A[kp, j], herm); A[kp, j] = t
-                    if herm: A[kp, kk] = np.conj(A[kp, kk])
-                    t = A[kk, kk]; A[kk, kk] = A[kp, kp]; A[kp, kp] = t
-                    if herm: A[kk, kk] = A[kk, kk].real; A[kp, kp] = A[kp, kp].real
-                    if kstep == 2:
-                        if herm: A[k, k] = A[k, k].real
-                        t = A[k + 1, k]; A[k + 1, k] = A[kp, k]; A[kp, k] = t
-                elif herm:
-                    A[k, k] = A[k, k].real
-                    if kstep == 2: A[k + 1, k + 1] = A[k + 1, k + 1].real
+                _ldl_swap(A, k, kk, kp, kstep, n, herm)
                 _ldl_update(A, k, kstep, herm)
             if kstep == 1: piv[b, k] = kp + 1
             else: piv[b, k] = piv[b, k + 1] = -(kp + 1)
@@ -132,51 +137,60 @@ def _ldl(A: Tensor, hermitian: bool, check: bool, name: str) -> tuple:
 
 # %% ../nbs/21f_ldl.ipynb #2265f917
 @numba.njit(cache=True, error_model='numpy')
+def _ldl_solve_lower(A, p, B, n, herm):
+    k = 0
+    while k < n:   # L D Y = P B
+        if p[k] > 0:
+            kp = p[k] - 1
+            if kp != k:
+                for j in range(B.shape[1]): B[k, j], B[kp, j] = B[kp, j], B[k, j]
+            for i in range(k + 1, n): B[i] -= A[i, k] * B[k]
+            if herm:
+                s = 1.0 / A[k, k].real
+                for j in range(B.shape[1]): B[k, j] = B[k, j] * s
+            else:
+                for j in range(B.shape[1]): B[k, j] = B[k, j] / A[k, k]
+            k += 1
+        else:
+            kp = -p[k] - 1
+            if kp != k + 1:
+                for j in range(B.shape[1]): B[k + 1, j], B[kp, j] = B[kp, j], B[k + 1, j]
+            for i in range(k + 2, n): B[i] -= A[i, k] * B[k] + A[i, k + 1] * B[k + 1]
+            akm1k = A[k + 1, k]
+            akm1, ak = A[k, k] / _cj(akm1k, herm), A[k + 1, k + 1] / akm1k
+            denom = akm1 * ak - 1.0
+            for j in range(B.shape[1]):
+                bkm1, bk = B[k, j] / _cj(akm1k, herm), B[k + 1, j] / akm1k
+                B[k, j] = (ak * bkm1 - bk) / denom
+                B[k + 1, j] = (akm1 * bk - bkm1) / denom
+            k += 2
+
+# %% ../nbs/21f_ldl.ipynb #5f279455
+@numba.njit(cache=True, error_model='numpy')
+def _ldl_solve_upper(A, p, B, n, herm):
+    k = n - 1
+    while k >= 0:   # L^T P^T X = Y (L^H when Hermitian)
+        if p[k] > 0:
+            for i in range(k + 1, n): B[k] -= _cj(A[i, k], herm) * B[i]
+            kp = p[k] - 1
+            if kp != k:
+                for j in range(B.shape[1]): B[k, j], B[kp, j] = B[kp, j], B[k, j]
+            k -= 1
+        else:
+            for i in range(k + 1, n):
+                B[k] -= _cj(A[i, k], herm) * B[i]; B[k - 1] -= _cj(A[i, k - 1], herm) * B[i]
+            kp = -p[k] - 1
+            if kp != k:
+                for j in range(B.shape[1]): B[k, j], B[kp, j] = B[kp, j], B[k, j]
+            k -= 2
+
+@numba.njit(cache=True, error_model='numpy')
 def _ldl_solve_kernel(a, piv, x, herm):
     n = a.shape[1]
     for b in range(x.shape[0]):
         A, p, B = a[b], piv[b], x[b]
-        k = 0
-        while k < n:   # L D Y = P B
-            if p[k] > 0:
-                kp = p[k] - 1
-                if kp != k:
-                    for j in range(B.shape[1]): B[k, j], B[kp, j] = B[kp, j], B[k, j]
-                for i in range(k + 1, n): B[i] -= A[i, k] * B[k]
-                if herm:
-                    s = 1.0 / A[k, k].real
-                    for j in range(B.shape[1]): B[k, j] = B[k, j] * s
-                else:
-                    for j in range(B.shape[1]): B[k, j] = B[k, j] / A[k, k]
-                k += 1
-            else:
-                kp = -p[k] - 1
-                if kp != k + 1:
-                    for j in range(B.shape[1]): B[k + 1, j], B[kp, j] = B[kp, j], B[k + 1, j]
-                for i in range(k + 2, n): B[i] -= A[i, k] * B[k] + A[i, k + 1] * B[k + 1]
-                akm1k = A[k + 1, k]
-                akm1, ak = A[k, k] / _cj(akm1k, herm), A[k + 1, k + 1] / akm1k
-                denom = akm1 * ak - 1.0
-                for j in range(B.shape[1]):
-                    bkm1, bk = B[k, j] / _cj(akm1k, herm), B[k + 1, j] / akm1k
-                    B[k, j] = (ak * bkm1 - bk) / denom
-                    B[k + 1, j] = (akm1 * bk - bkm1) / denom
-                k += 2
-        k = n - 1
-        while k >= 0:   # L^T P^T X = Y (L^H when Hermitian)
-            if p[k] > 0:
-                for i in range(k + 1, n): B[k] -= _cj(A[i, k], herm) * B[i]
-                kp = p[k] - 1
-                if kp != k:
-                    for j in range(B.shape[1]): B[k, j], B[kp, j] = B[kp, j], B[k, j]
-                k -= 1
-            else:
-                for i in range(k + 1, n):
-                    B[k] -= _cj(A[i, k], herm) * B[i]; B[k - 1] -= _cj(A[i, k - 1], herm) * B[i]
-                kp = -p[k] - 1
-                if kp != k:
-                    for j in range(B.shape[1]): B[k, j], B[kp, j] = B[kp, j], B[k, j]
-                k -= 2
+        _ldl_solve_lower(A, p, B, n, herm)
+        _ldl_solve_upper(A, p, B, n, herm)
 
 # %% ../nbs/21f_ldl.ipynb #d40b5ca4
 def ldl_solve(LD: Tensor, pivots: Tensor, B: Tensor, *, hermitian: bool = False, out: Any = None) -> Tensor:
