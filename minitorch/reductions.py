@@ -52,7 +52,7 @@ def _blas_alpha(a: TensorData, b: TensorData, d: dtype, gemv: bool = False) -> s
     "Which of `a`, `b` or the result ('a', 'b', 'out') PyTorch's complex `mm` (`mv`: `gemv`) multiplies by 1 + 0i."
     (n, k), m = a.shape, b.shape[1]
     if gemv:                                     # matrix @ vector: 'N' (alpha on the vector) for a column-major a
-        return 'b' if k == 1 or (n > 1 and a.strides[0] == 1 and a.strides[1] >= n) else 'out'
+        return 'b' if k == 1 or (a.strides[0] == 1 and a.strides[1] >= builtins.max(n, 1)) else 'out'
     if d is dt.complex64 and n > 1 and m >= 4 and k >= 4: return None   # MKL's vectorised cgemm: a plain sum
     if n == 1 and m == 1: return 'a' if k > 1 else 'out'
     if m == 1:                                   # a one-column result: BLAS gets (a, b); a is 'N' when column-major
@@ -114,6 +114,7 @@ class BMM(Function):
         return ga, gb
         # END SOLUTION 8.2
 
+# %% ../nbs/08bb_matmul.ipynb #ab67b2ae
 class MM(Function):
     "(n, k) @ (k, m) -> (n, m)."
     _node_name, _gemv = 'MmBackward0', False
@@ -143,8 +144,8 @@ class _MV(MM):
     @staticmethod
     def backward(ctx, g):
         a, b = ctx.saved_tensors
-        ga = MM.apply(g, _mH(b)) if ctx.needs_input_grad[0] else None
-        gb = MM.apply(_mH(a), g) if ctx.needs_input_grad[1] else None
+        ga = g * _mH(b) if ctx.needs_input_grad[0] else None      # PyTorch's grad.ger(vec.conj()): products
+        gb = _MV.apply(_mH(a), g) if ctx.needs_input_grad[1] else None   # and self.conj().t().mv(grad)
         return ga, gb
 
 def _as3(d: TensorData) -> TensorData:

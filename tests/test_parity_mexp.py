@@ -164,3 +164,55 @@ def test_complex64_dot_odd_tail_nan():
     for f in (torch.dot, torch.vdot):
         for a, b in ((x, y), (y, x), (x[2:], y[2:])):
             _same_c(getattr(minitorch, f.__name__)(_mt(a), _mt(b)), f(a, b))
+
+
+# ---- complex mv with inf and NaN: gemv's alpha lands on the vector for a column-major matrix (any row count),
+# and mv's gradients are PyTorch's formulas (an outer product of plain products; mv of the conjugate transpose)
+
+def _cmat(rng, shape, p=0.2):
+    n = int(np.prod(shape))
+    z = np.empty(n, np.complex64)
+    for part in ('real', 'imag'):
+        setattr(z, part, np.where(rng.random(n) < p, rng.choice(_SPECIAL, n), rng.choice(_SPECIAL[[0, 1, 2, 6, 7]], n)))
+    return z.reshape(shape)
+
+
+def _nan_pattern(a):
+    a = np.asarray(a)
+    return [np.isnan(a.real), np.sign(np.where(np.isinf(a.real), a.real, 0)),
+            np.isnan(a.imag), np.sign(np.where(np.isinf(a.imag), a.imag, 0))]
+
+
+def _same_pattern(got, want):
+    for u, v in zip(_nan_pattern(got), _nan_pattern(want)):
+        assert np.array_equal(u, v), (got, want)
+
+
+@pytest.mark.parametrize('layout', ['contiguous', 'transposed', 'row_of_column', 'conj_transposed'])
+def test_complex_mv_inf_nan_like_torch(layout):
+    rng = np.random.default_rng(['contiguous', 'transposed', 'row_of_column', 'conj_transposed'].index(layout))
+    for _ in range(150):
+        n, k = (1, int(rng.integers(1, 5))) if layout == 'row_of_column' else tuple(rng.integers(1, 5, 2))
+        a, v = _cmat(rng, (n, k)), _cmat(rng, (k,))
+        if layout == 'contiguous':
+            ta, ma = torch.from_numpy(a), minitorch.tensor(a)
+        elif layout == 'conj_transposed':
+            ta, ma = torch.from_numpy(a.T.conj().copy()).t().conj(), minitorch.tensor(a.T.conj().copy()).mT.conj()
+        else:   # a column-major matrix; one row of it: strides (1, 1)
+            ta, ma = torch.from_numpy(a.T.copy()).t(), minitorch.tensor(a.T.copy()).mT
+        _same_pattern(minitorch.mv(ma, minitorch.tensor(v)).numpy(), torch.mv(ta, torch.from_numpy(v)).numpy())
+
+
+def test_complex_mv_grad_inf_nan_like_torch():
+    rng = np.random.default_rng(5)
+    for _ in range(300):
+        n, m = rng.integers(1, 5, 2)
+        a, v, g = _cmat(rng, (n, m)), _cmat(rng, (m,)), _cmat(rng, (n,), 0.1)
+        ta, tv = torch.from_numpy(a).requires_grad_(), torch.from_numpy(v).requires_grad_()
+        torch.mv(ta, tv).backward(torch.from_numpy(g))
+        ma, mv_ = minitorch.tensor(a).requires_grad_(), minitorch.tensor(v).requires_grad_()
+        minitorch.mv(ma, mv_).backward(minitorch.tensor(g))
+        _same_pattern(ma.grad.numpy(), ta.grad.numpy())
+        _same_pattern(mv_.grad.numpy(), tv.grad.numpy())
+        finite = np.isfinite(ta.grad.numpy())
+        np.testing.assert_allclose(ma.grad.numpy()[finite], ta.grad.numpy()[finite], rtol=1e-6)
