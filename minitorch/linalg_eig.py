@@ -51,6 +51,31 @@ def _hessenberg(H, Z, u):
 
 # %% ../nbs/21da_eig.ipynb #09768122
 @numba.njit(cache=True, error_model='numpy')
+def _shift(H, hi, iters):
+    a11, a12, a21, a22 = H[hi - 1, hi - 1], H[hi - 1, hi], H[hi, hi - 1], H[hi, hi]
+    if iters % 11 == 10:
+        mu = a22 + abs(a21)
+    else:
+        m = (a11 + a22) / 2
+        disc = np.sqrt((a11 - a22) * (a11 - a22) / 4 + a12 * a21)
+        mu1, mu2 = m + disc, m - disc
+        mu = mu1 if abs(mu1 - a22) < abs(mu2 - a22) else mu2
+    return mu
+
+@numba.njit(cache=True, error_model='numpy')
+def _rotate(H, Z, k, hi, n, c, s):
+    for j in range(max(k - 1, 0), n):
+        hk, hk1 = H[k, j], H[k + 1, j]
+        H[k, j] = c * hk + s * hk1
+        H[k + 1, j] = -s.conjugate() * hk + c * hk1
+    for M, top in ((H, min(k + 2, hi)), (Z, n - 1)):
+        for i in range(top + 1):
+            mk, mk1 = M[i, k], M[i, k + 1]
+            M[i, k] = c * mk + s.conjugate() * mk1
+            M[i, k + 1] = -s * mk + c * mk1
+
+# %% ../nbs/21da_eig.ipynb #475787a4
+@numba.njit(cache=True, error_model='numpy')
 def _schur_qr(H, Z, eps):
     "Shifted QR on Hessenberg `H` (in place) until it is upper triangular (Schur form); rotations also update `Z`."
     n = H.shape[0]
@@ -70,14 +95,7 @@ def _schur_qr(H, Z, eps):
             continue
         iters += 1
         total += 1
-        a11, a12, a21, a22 = H[hi - 1, hi - 1], H[hi - 1, hi], H[hi, hi - 1], H[hi, hi]
-        if iters % 11 == 10:
-            mu = a22 + abs(a21)
-        else:
-            m = (a11 + a22) / 2
-            disc = np.sqrt((a11 - a22) * (a11 - a22) / 4 + a12 * a21)
-            mu1, mu2 = m + disc, m - disc
-            mu = mu1 if abs(mu1 - a22) < abs(mu2 - a22) else mu2
+        mu = _shift(H, hi, iters)
         x = H[l, l] - mu
         y = H[l + 1, l]
         for k in range(l, hi):
@@ -93,15 +111,7 @@ def _schur_qr(H, Z, eps):
             else:
                 c = ax / r
                 s = (x / ax) * y.conjugate() / r
-            for j in range(max(k - 1, 0), n):
-                hk, hk1 = H[k, j], H[k + 1, j]
-                H[k, j] = c * hk + s * hk1
-                H[k + 1, j] = -s.conjugate() * hk + c * hk1
-            for M, top in ((H, min(k + 2, hi)), (Z, n - 1)):
-                for i in range(top + 1):
-                    mk, mk1 = M[i, k], M[i, k + 1]
-                    M[i, k] = c * mk + s.conjugate() * mk1
-                    M[i, k + 1] = -s * mk + c * mk1
+            _rotate(H, Z, k, hi, n, c, s)
             if k > l: H[k + 1, k - 1] = 0
 
 # %% ../nbs/21da_eig.ipynb #0b8d5089
