@@ -166,11 +166,69 @@ def test_seed_118838_program_forward_and_grad_terms():
     G = torch.from_numpy(w).flip(1).cumsum(1).flip(1)
     Gm = mt.from_numpy(w.copy()).flip(1).cumsum(1).flip(1)
     want = (-G * ((X / T) / T).conj()).numpy()      # DivBackward's term for `other`, before it is summed to ()
-    assert _same(np.asarray(-Gm * ((Xm / Tm) / Tm).conj()), want).all()
+    got = np.asarray(-Gm * ((Xm / Tm) / Tm).conj())
+    assert _same(got, want).all()
+    Tg = T.clone().requires_grad_()
+    torch.cumsum(X.div(Tg), 1).backward(torch.from_numpy(w))
+    assert torch_sum_1d(got.reshape(-1)).real == Tg.grad.item()   # summed in PyTorch's order: its grad exactly
 
 
-@pytest.mark.xfail(strict=True, reason="the 12 terms above are bit-exact; the grad's complex64 sum to a 0-d "
-                                        "(autograd's _sum_to) adds them in another order than torch's sum kernel")
+# ---- for the reductions (not fixed here): PyTorch's order of a full sum, which seed 118838's grad needs ----
+# at::native::cascade_sum (SumKernel.cpp) on a contiguous 1-D run of n <= 32768 (one thread): 32-byte vectors of
+# W lanes (8 float32, 4 complex64); n < W: `row_sum` of the scalars, else `row_sum` of the n // W vectors, then the
+# scalar rest one by one, then the W lanes in order. `row_sum` reads its rows as (n/4, 4) columns summed with a
+# 4-level cascade (`multi_row_sum`), adds the rest into column 0, then columns 1, 2, 3 in order.
+
+def _ceil_log2(x): return 1 if x <= 2 else int(x - 1).bit_length()
+
+
+def _multi_row_sum(rows, zero):
+    size = len(rows)
+    power = max(4, _ceil_log2(size) // 4)
+    step, mask = 1 << power, (1 << power) - 1
+    acc, i = [zero.copy() for _ in range(4)], 0
+    while i + step <= size:
+        for _ in range(step): acc[0], i = acc[0] + rows[i], i + 1
+        for j in range(1, 4):
+            acc[j], acc[j - 1] = acc[j] + acc[j - 1], zero.copy()
+            if i & (mask << (j * power)): break
+    for r in rows[i:]: acc[0] = acc[0] + r
+    for j in range(1, 4): acc[0] = acc[0] + acc[j]
+    return acc[0]
+
+
+def _row_sum(x):
+    s = len(x) // 4
+    p = _multi_row_sum(x[:s * 4].reshape((s, 4) + x.shape[1:]), np.zeros((4,) + x.shape[1:], x.dtype))
+    p0 = p[0]
+    for r in x[s * 4:]: p0 = p0 + r
+    for k in range(1, 4): p0 = p0 + p[k]
+    return p0
+
+
+def torch_sum_1d(v):
+    "PyTorch's CPU sum of a contiguous 1-D float32/float64/complex array of at most 32768 elements."
+    W, zero = 32 // v.itemsize, v.dtype.type(0)
+    with np.errstate(all="ignore"):
+        if len(v) < W: return zero + _row_sum(v)
+        vs = len(v) // W
+        lanes, acc = _row_sum(v[:vs * W].reshape(vs, W)), zero
+        for e in v[vs * W:]: acc = acc + e
+        for e in lanes: acc = acc + e
+        return zero + acc
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.complex64, np.float64, np.complex128])
+def test_torch_sum_order_model(dt):
+    "The model above is PyTorch's full sum, bit for bit (a numpy pairwise sum is not, in about half the cases)."
+    g = np.random.default_rng(1)
+    for n in list(range(1, 40)) + [64, 100, 255, 257, 1000, 4099]:
+        v = (g.standard_normal(n) * np.exp(g.uniform(-3, 3, n)) + 1j * g.standard_normal(n)).astype(dt)
+        assert torch_sum_1d(v) == torch.from_numpy(v).sum().numpy(), n
+
+
+@pytest.mark.xfail(strict=True, reason="the 12 terms of the grad are bit-exact, but their complex64 sum to a 0-d "
+                                        "(autograd's _sum_to) is numpy's pairwise sum, not torch_sum_1d's order")
 def test_seed_118838():
     sys.path.insert(0, str(__import__("pathlib").Path(__file__).parent))
     import opinfo
