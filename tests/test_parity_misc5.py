@@ -45,3 +45,68 @@ def test_index_copy_unfold_view_grad_last_write():
         t = _index_copy_unfold(torch, 9, 3, 2, (0, 2, 1), 1, idx, w, np.float64, False)
         m = _index_copy_unfold(minitorch, 9, 3, 2, (0, 2, 1), 1, idx, w, np.float64, False)
         for a, b in zip(t, m): np.testing.assert_allclose(b, a)
+
+
+# layer_norm: PyTorch's CPU kernel replayed (Welford moments by lanes, the closed-form backward, its fused steps).
+import minitorch.nn.functional as MF  # noqa: E402
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape,n", [((2,), 1), ((4, 5, 1), 1), ((3, 5), 1), ((2, 9), 1), ((2, 3, 5), 2), ((2, 40), 1),
+                                     ((1, 150), 1), ((3, 4, 5), 2)])
+@pytest.mark.parametrize("affine", [0, 1, 2, 3])
+def test_layer_norm_bits_and_grads(dtype, shape, n, affine):
+    g = torch.Generator().manual_seed(hash((shape, n, affine)) % 1000)
+    td = getattr(torch, dtype)
+    x = (torch.randn(shape, generator=g, dtype=td) * 2 + 1).requires_grad_()
+    ns = shape[len(shape) - n:]
+    w = torch.randn(ns, generator=g, dtype=td).requires_grad_() if affine & 1 else None
+    b = torch.randn(ns, generator=g, dtype=td).requires_grad_() if affine & 2 else None
+    dy = torch.randn(shape, generator=g, dtype=td)
+    y = torch.nn.functional.layer_norm(x, ns, w, b)
+    m = [None if t is None else minitorch.tensor(t.detach().numpy(), requires_grad=True) for t in (x, w, b)]
+    my = MF.layer_norm(m[0], ns, m[1], m[2])
+    exact = np.prod(ns) < 16 * (8 if dtype == "float32" else 4)   # (several 16-vector chunks: close, not always exact)
+    check = np.testing.assert_array_equal if exact else lambda a, b: np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5)
+    check(my.detach().numpy(), y.detach().numpy())
+    assert my.grad_fn.name() == y.grad_fn.name()
+    (y * dy).sum().backward(); (my * minitorch.tensor(dy.numpy())).sum().backward()
+    check(m[0].grad.numpy(), x.grad.numpy())
+    for a, t in zip(m[1:], (w, b)):
+        if t is not None: np.testing.assert_allclose(a.grad.numpy(), t.grad.numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_layer_norm_chain_of_constant_rows():
+    # an expanded (constant) input: each layer norm's gradient is a cancellation that torch's rounding decides
+    for c0 in (0.3, -1.7, 2.5):
+        outs = []
+        for lib, F in ((torch, torch.nn.functional), (minitorch, MF)):
+            x = lib.tensor(np.full((3, 5), c0, np.float32), requires_grad=True)
+            w = lib.tensor(np.linspace(-1, 2, 5).astype(np.float32))
+            h = F.layer_norm(F.layer_norm(x, (5,)), (5,), w, w * 0.5)
+            h = F.layer_norm(F.layer_norm(h, (5,)), (5,))
+            (h * lib.tensor(np.arange(15.).reshape(3, 5).astype(np.float32))).sum().backward()
+            outs.append(x.grad.numpy())
+        np.testing.assert_array_equal(outs[1], outs[0])
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+def test_layer_norm_half_short_rows(dtype):
+    # torch's 16-bit kernel: x * rstd + (-rstd * mean), fused: a one-element row leaves that rounding, not 0
+    x = torch.randn(4, 5, 1, generator=torch.Generator().manual_seed(0)).to(getattr(torch, dtype))
+    for shape in ((1,), ):
+        want = torch.nn.functional.layer_norm(x, shape).float().numpy()
+        got = MF.layer_norm(minitorch.tensor(x.float().numpy()).to(getattr(minitorch, dtype)), shape).float().numpy()
+        np.testing.assert_array_equal(got, want)
+    assert np.abs(want).max() > 0
+
+
+def test_layer_norm_double_backward():
+    x = torch.randn(3, 4, dtype=torch.float64, generator=torch.Generator().manual_seed(1)).requires_grad_()
+    w = torch.randn(4, dtype=torch.float64).requires_grad_()
+    mx, mw = (minitorch.tensor(t.detach().numpy(), requires_grad=True) for t in (x, w))
+    gt, = torch.autograd.grad((torch.nn.functional.layer_norm(x, (4,), w) ** 3).sum(), x, create_graph=True)
+    gm, = minitorch.autograd.grad((MF.layer_norm(mx, (4,), mw) ** 3).sum(), mx, create_graph=True)
+    np.testing.assert_allclose(gm.detach().numpy(), gt.detach().numpy(), rtol=1e-10)
+    ggt = torch.autograd.grad(gt.sum(), (x, w)); ggm = minitorch.autograd.grad(gm.sum(), (mx, mw))
+    for a, b in zip(ggm, ggt): np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-8, atol=1e-10)

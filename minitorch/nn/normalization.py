@@ -15,6 +15,7 @@ from ..tensors import Tensor
 from ..autograd import Function
 from . import functional as F
 from .functional import _is_half
+from ..sum_reductions import _Value
 
 # %% auto #0
 __all__ = ['embedding', 'normalize', 'dropout', 'layer_norm', 'batch_norm', 'dropout1d', 'dropout2d', 'dropout3d',
@@ -124,9 +125,17 @@ def layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | 
         raise RuntimeError(f"Given normalized_shape={list(normalized_shape)}, expected input with shape "
                            f"[*, {', '.join(map(str, normalized_shape))}], but got input of size{list(input.shape)}")
     _norm_kernel_check(input, 'LayerNormKernelImpl')
+    kernel = _ln_kernel(input, n, weight, bias)
+    if kernel == 'full': return _LayerNorm.apply(input, weight, bias, n, eps)
     if _is_half(input):                  # float32 statistics and one rounding, like PyTorch's kernel
         f = lambda t: t.float() if t is not None else None
-        return layer_norm(input.float(), normalized_shape, f(weight), f(bias), eps).to(input.dtype)
+        out = layer_norm(input.float(), normalized_shape, f(weight), f(bias), eps).to(input.dtype)
+        if kernel != 'half': return out
+        return _Value.apply(out, minitorch.tensor(_ln_half(input, n, weight, bias, eps), dtype=input.dtype))
+    return _layer_norm_composite(input, n, weight, bias, eps)
+
+def _layer_norm_composite(input: Tensor, n: int, weight: Tensor | None, bias: Tensor | None, eps: float) -> Tensor:
+    "layer_norm as tensor ops (any device and dtype; what the kernel's double backward differentiates)."
     dims = tuple(range(input.ndim - n, input.ndim))
     mean = input.mean(dims, keepdim=True)
     centered = input - mean
@@ -135,6 +144,173 @@ def layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | 
     if weight is not None: out = out * weight
     if bias is not None: out = out + bias
     return out
+
+# %% ../../nbs/11d_normalization.ipynb #b30da20e
+def _fma(a: Any, b: Any, c: Any) -> np.ndarray:
+    "a*b + c rounded once, elementwise: float32 through float64 (exact product), float64 through error-free sums."
+    a, b, c = np.broadcast_arrays(*map(np.asarray, (a, b, c)))
+    with np.errstate(all='ignore'):
+        if a.dtype == np.float32: return (a.astype(np.float64) * b + c).astype(np.float32)
+        p, s = a * b, 134217729.0                          # Dekker: p + e == a*b exactly (Veltkamp's split)
+        ah = a * s - (a * s - a); bh = b * s - (b * s - b); al, bl = a - ah, b - bh
+        e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
+        r = p + c; z = r - p; t = (p - (r - z)) + (c - z)  # Knuth: r + t == p + c exactly
+        out = r + (t + e)
+        return np.where(np.isfinite(out) & np.isfinite(e), out, p + c)
+
+def _add_moments(st: list, m0a: int, m1a: np.ndarray, m2a: np.ndarray) -> None:
+    "ATen's AddMomentsVec: merge a count/mean/M2 triple into `st` (the compiled kernel fuses none of it)."
+    m0, m1, m2 = st
+    T = m1.dtype.type
+    n = m0 + m0a
+    c = T(0) if n == 0 else T(T(m0a) / T(n))
+    d = (m1a - m1).astype(T)
+    st[:] = [n, (m1 + d * c).astype(T), (m2 + (m2a + ((d * d).astype(T) * c).astype(T) * T(m0)).astype(T)).astype(T)]
+
+def _moments(x: np.ndarray, L: int) -> tuple:
+    """ATen's RowwiseMoments of each row of `x` (M, N): Welford over L lanes in chunks of 16 vectors (fused updates),
+    chunks merged pairwise, then the scalar tail, then the lanes one by one into it; mean and biased variance."""
+    T = x.dtype.type
+    M, N = x.shape
+    n = N // L
+    m = -(-n // 16)
+    depth = 1 if m <= 2 else (m - 1).bit_length()
+    stk = [[0, np.zeros((M, L), T), np.zeros((M, L), T)] for _ in range(depth)]
+    with np.errstate(all='ignore'):
+        for i in range(m):
+            m1, m2 = np.zeros((M, L), T), np.zeros((M, L), T)
+            for j in range(min(16, n - i * 16)):
+                xv = x[:, (i * 16 + j) * L:(i * 16 + j + 1) * L]
+                d = (xv - m1).astype(T)
+                m1 = _fma(d, T(1) / T(j + 1), m1)
+                m2 = _fma(d, (xv - m1).astype(T), m2)
+            _add_moments(stk[0], min(16, n - i * 16), m1, m2)
+            mask, j = i + 1, 1
+            while j < depth and not mask & 1:
+                _add_moments(stk[j], *stk[j - 1])
+                stk[j - 1] = [0, np.zeros((M, L), T), np.zeros((M, L), T)]
+                mask, j = mask >> 1, j + 1
+        for k in range(1, depth): _add_moments(stk[0], *stk[k])
+        m0, m1, m2 = 0, np.zeros(M, T), np.zeros(M, T)
+        for i in range(n * L, N):                          # the tail: plain scalar Welford
+            v = x[:, i]; d = (v - m1).astype(T); m0 += 1
+            m1 = (m1 + d / T(m0)).astype(T)
+            m2 = (m2 + d * (v - m1).astype(T)).astype(T)
+        for i in range(L if n else 0):                     # each lane (n values) into it: AddMoments, fused
+            c = T(T(n) / T(m0 + n)); d = (stk[0][1][:, i] - m1).astype(T)
+            m1 = _fma(c, d, m1)
+            m2 = (m2 + _fma(((d * d).astype(T) * c).astype(T), T(m0), stk[0][2][:, i])).astype(T)
+            m0 += n
+        return m1, (m2 / T(N)).astype(T)
+
+# %% ../../nbs/11d_normalization.ipynb #61a3ee0d
+def _lanes_sum(p: np.ndarray, L: int, tail: tuple | None = None) -> np.ndarray:
+    """ATen's `map_reduce_all` of each row of `p` (M, N): L-lane partial sums (a tail shorter than a vector is fused
+    into them when `tail` holds its two factors), then float's shuffle tree or double's lanes in order."""
+    T = p.dtype.type
+    N = p.shape[1]
+    if N < L:                                              # one partial vector: its lanes in order
+        s = p[:, 0].copy()
+        for j in range(1, N): s = (s + p[:, j]).astype(T)
+        return s
+    acc, d = p[:, :L].copy(), L
+    while d + L <= N: acc, d = (acc + p[:, d:d + L]).astype(T), d + L
+    if d < N:
+        k = N - d
+        acc[:, :k] = _fma(tail[0][:, d:], tail[1][:, d:], acc[:, :k]) if tail else (acc[:, :k] + p[:, d:]).astype(T)
+    if T is np.float64:
+        s = acc[:, 0].copy()
+        for j in range(1, L): s = (s + acc[:, j]).astype(T)
+        return s
+    sh = L // 2
+    while sh: acc, sh = (acc + acc[:, np.arange(L) ^ sh]).astype(T), sh // 2
+    return acc[:, 0]
+
+def _ln_forward(x: np.ndarray, w: np.ndarray | None, b: np.ndarray | None, eps: float) -> tuple:
+    "The CPU kernel's y, mean and rstd for rows `x` (M, N): `(x - mean) * rstd`, then gamma and beta, fused."
+    T = x.dtype.type
+    mean, var = _moments(x, 32 // x.itemsize)             # (the AVX2 kernel: 8 floats or 4 doubles a vector)
+    with np.errstate(all='ignore'):
+        rstd = (T(1) / np.sqrt((var + T(eps)).astype(T))).astype(T)
+        xc = (x - mean[:, None]).astype(T)
+        if b is None: y = (xc * rstd[:, None]).astype(T) if w is None else ((xc * rstd[:, None]).astype(T) * w).astype(T)
+        elif w is None: y = _fma(xc, rstd[:, None], b)    # (its gamma of 1 folds away)
+        else: y = _fma((xc * rstd[:, None]).astype(T), w, b)
+    return y, mean, rstd
+
+# %% ../../nbs/11d_normalization.ipynb #68e99e91
+def _ln_backward(dy: np.ndarray, x: np.ndarray, mean: np.ndarray, rstd: np.ndarray, w: np.ndarray | None) -> tuple:
+    """The CPU kernel's dX = a*dy*gamma + b*x + c, with a = rstd, b = (db*mean - ds) * a^3 / N, c = -b*mean - db*a/N
+    from the row sums ds = sum(dy*x*gamma), db = sum(dy*gamma); and dgamma, dbeta (summed in float64 here)."""
+    T = x.dtype.type
+    L, scale = 32 // x.itemsize, T(T(1) / T(x.shape[1]))
+    with np.errstate(all='ignore'):
+        if w is None: ds, db = _lanes_sum((dy * x).astype(T), L, (dy, x)), _lanes_sum(dy, L)
+        else:
+            dyx, g = (dy * x).astype(T), np.broadcast_to(w, x.shape)
+            ds, db = _lanes_sum((dyx * g).astype(T), L, (dyx, g)), _lanes_sum((dy * g).astype(T), L, (dy, g))
+        a = rstd
+        b = ((((_fma(db, mean, -ds) * a).astype(T) * a).astype(T) * a).astype(T) * scale).astype(T)
+        c = _fma(-b, mean, -((db * a).astype(T) * scale).astype(T))
+        ady = (a[:, None] * dy).astype(T)
+        if w is not None: ady = (ady * w).astype(T)
+        dx = (_fma(b[:, None], x, ady) + c[:, None]).astype(T)
+        xh = _fma(a[:, None], x, (-a * mean).astype(T)[:, None]).astype(np.float64)   # (a 1-element row: not 0)
+        return dx, (dy * xh).sum(0).astype(T), dy.astype(np.float64).sum(0).astype(T)
+
+# %% ../../nbs/11d_normalization.ipynb #258b0af0
+class _LayerNorm(Function):
+    "CPU float32/float64 `layer_norm` through the replayed kernel: its values and first gradients to the last bit."
+    _node_name = 'NativeLayerNormBackward0'
+    @staticmethod
+    def forward(ctx, x, w, b, n, eps):
+        shape = tuple(x.shape)
+        rows = np.ascontiguousarray(x.detach().numpy()).reshape(-1, math.prod(shape[x.ndim - n:]))
+        wn, bn = [None if t is None else np.ascontiguousarray(t.detach().numpy()).reshape(-1) for t in (w, b)]
+        y, mean, rstd = _ln_forward(rows, wn, bn, eps)
+        ctx.save_for_backward(x, w, b)
+        ctx.rows, ctx.n, ctx.eps = (rows, wn, mean, rstd), n, eps
+        return minitorch.tensor(y.reshape(shape), dtype=x.dtype)
+    @staticmethod
+    def backward(ctx, g):
+        x, w, b = ctx.saved_tensors
+        need = ctx.needs_input_grad[:3]
+        if minitorch.is_grad_enabled():   # create_graph: the composite's gradient, which can be differentiated again
+            ins = [t for t, k in zip((x, w, b), need) if k]
+            with minitorch.enable_grad():
+                out = _layer_norm_composite(x, ctx.n, w, b, ctx.eps)
+            gs = iter(minitorch.autograd.grad(out, ins, g, create_graph=True))
+            return tuple(next(gs) if k else None for k in need) + (None, None)
+        rows, wn, mean, rstd = ctx.rows
+        dy = np.ascontiguousarray(g.detach().numpy(), dtype=rows.dtype).reshape(rows.shape)
+        dx, dw, db = _ln_backward(dy, rows, mean, rstd, wn)
+        t = lambda a, like: minitorch.tensor(a.reshape(tuple(like.shape)), dtype=like.dtype)
+        return (t(dx, x) if need[0] else None, t(dw, w) if need[1] else None, t(db, b) if need[2] else None, None, None)
+
+def _ln_kernel(input: Tensor, n: int, weight: Tensor | None, bias: Tensor | None) -> str | None:
+    "Which replayed kernel fits: 'full' (float32/float64), 'half' (16-bit rows shorter than a vector), else None."
+    if input._device.type != 'cpu' or type(input._data.storage) is not np.ndarray or not input.numel(): return None
+    shape = tuple(input.shape[input.ndim - n:])
+    for t in (weight, bias):
+        if t is not None and (t._device.type != 'cpu' or tuple(t.shape) != shape or
+                              type(t._data.storage) is not np.ndarray or t.dtype is not input.dtype): return None
+    if input.dtype in (minitorch.float32, minitorch.float64): return 'full'
+    return 'half' if _is_half(input) and math.prod(shape) < 16 else None
+
+# %% ../../nbs/11d_normalization.ipynb #120f8055
+def _ln_half(input: Tensor, n: int, weight: Tensor | None, bias: Tensor | None, eps: float) -> np.ndarray:
+    "The 16-bit kernel's values for rows shorter than a vector: float statistics, then `x * rstd + (-rstd * mean)`, fused."
+    shape = tuple(input.shape)
+    x = np.ascontiguousarray(input.detach().float().numpy()).reshape(-1, math.prod(shape[input.ndim - n:]))
+    mean, var = _moments(x, 16)
+    f = np.float32
+    rstd = (f(1) / np.sqrt((var + f(eps)).astype(f))).astype(f)
+    y = _fma(x, rstd[:, None], (-rstd * mean).astype(f)[:, None])
+    w, b = [None if t is None else t.detach().float().numpy().reshape(-1) for t in (weight, bias)]
+    if w is not None and b is not None: y = _fma(y, w, b)
+    elif w is not None: y = (y * w).astype(f)
+    elif b is not None: y = (y + b).astype(f)
+    return y.reshape(shape)
 
 # %% ../../nbs/11d_normalization.ipynb #986ea644
 def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None,
