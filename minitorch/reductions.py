@@ -69,6 +69,7 @@ def _times_alpha(re: np.ndarray, im: np.ndarray) -> tuple:
     "(re + i im)(1 + 0i), as a complex multiply computes it: an infinite part makes the other one NaN."
     return re - 0 * im, im + 0 * re
 
+# %% ../nbs/08bb_matmul.ipynb #a287ceef
 def _mm_data(a: TensorData, b: TensorData, d: dtype, device: Any, alpha_at: str | None = None) -> TensorData:
     "(B,n,k) @ (B,k,m) on the backend. A complex product with inf/NaN in it is redone as four real products, with "\
     "`mm`'s multiplication by alpha at `alpha_at` (see above; None: a plain sum of products)."
