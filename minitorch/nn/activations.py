@@ -21,7 +21,7 @@ from .losses import smooth_l1_loss, huber_loss, kl_div
 from .modules import GroupNorm, RMSNorm, SmoothL1Loss, HuberLoss, KLDivLoss
 # Every name of 11c_activations (minitorch.nn.more_activations), so `from minitorch.nn.activations import X` keeps working
 from .more_activations import *
-from .more_activations import (check_kernel, opmath, torch_name, _pointwise, Function, _Hardshrink, _Hardtanh, _Pointwise, _SIXTH, _Shrink, _Softshrink, _check_lambd, _hardsigmoid, _hardswish, _inpl, _int_bound, _mish, _mish_bwd, _neg, _vec_lanes, _elu_nan_grad, _like_layout)
+from .more_activations import (check_kernel, opmath, torch_name, _pointwise, Function, _Hardshrink, _Hardtanh, _Pointwise, _SIXTH, _Shrink, _Softshrink, _check_lambd, _hardsigmoid, _hardswish, _inpl, _int_bound, _mish, _mish_bwd, _neg, _vec_lanes, _elu_nan_grad, _like_layout, _band_zeros)
 _all_ = ['elu', 'selu', 'celu', 'hardtanh', 'relu6', 'hardsigmoid', 'hardswish', 'mish', 'softsign', 'softshrink', 'hardshrink', 'tanhshrink', 'threshold', 'glu', 'prelu', 'softmin', 'one_hot', 'ELU', 'CELU', 'SELU', 'Hardtanh', 'ReLU6', 'Hardsigmoid', 'Hardswish', 'Mish', 'Softsign', 'Tanhshrink', 'LogSigmoid', 'Softshrink', 'Hardshrink', 'Threshold', 'GLU', 'Softmin', 'LeakyReLU', 'Softplus', 'PReLU']
 
 
