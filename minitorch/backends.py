@@ -203,23 +203,24 @@ def _fma(typingctx, x, y, z):
     return x(x, y, z), codegen
 
 @njit(cache=True, error_model='numpy')   # (numpy's error model: x/0 is inf, not ZeroDivisionError)
-def _smith(a, b, c, d, fused, one, re, im):
-    "(a+bi)/(c+di) for each i into re, im: Smith's algorithm with fma numerators where `fused[i]` (denominators always)."
-    for i in range(a.size):
-        p, q, r, s = a[i], b[i], c[i], d[i]
-        if abs(r) >= abs(s):
-            if r == 0 and s == 0:
-                re[i], im[i] = p / abs(r), q / abs(s)
+def _smith(x, y, fused, one, out):
+    "x/y for complex numbers stored as (re, im) pairs: Smith's algorithm, fma numerators where `fused` (denominators always)."
+    for i in range(fused.size):
+        a, b, c, d = x[2 * i], x[2 * i + 1], y[2 * i], y[2 * i + 1]
+        if abs(c) >= abs(d):
+            if c == 0 and d == 0:
+                out[2 * i], out[2 * i + 1] = a / abs(c), b / abs(d)
                 continue
-            rat = s / r
-            scl = one / _fma(s, rat, r)
-            if fused[i]: re[i], im[i] = _fma(q, rat, p) * scl, _fma(-p, rat, q) * scl
-            else: re[i], im[i] = (p + q * rat) * scl, (q - p * rat) * scl
+            rat = d / c
+            scl = one / _fma(d, rat, c)
+            if fused[i]: re, im = _fma(b, rat, a), _fma(-a, rat, b)
+            else: re, im = a + b * rat, b - a * rat
         else:
-            rat = r / s
-            scl = one / _fma(r, rat, s)
-            if fused[i]: re[i], im[i] = _fma(p, rat, q) * scl, _fma(q, rat, -p) * scl
-            else: re[i], im[i] = (p * rat + q) * scl, (q * rat - p) * scl
+            rat = c / d
+            scl = one / _fma(c, rat, d)
+            if fused[i]: re, im = _fma(a, rat, b), _fma(b, rat, -a)
+            else: re, im = a * rat + b, b * rat - a
+        out[2 * i], out[2 * i + 1] = re * scl, im * scl
 
 # %% ../nbs/05_backends.ipynb #cd1f0a04
 def _inner_run(shape: tuple, strides: list) -> tuple[list, int, int]:
@@ -260,11 +261,14 @@ def _unfused(shape: tuple, strides: list) -> np.ndarray:
     "Mask of the elements that end an odd-length run of PyTorch's loop over operands of `shape` and `strides`."
     perm, _, m = _inner_run(shape, strides)
     n = math.prod(shape)
-    t = min(_torch_threads(), -(-n // _GRAIN_SIZE)) if n > _GRAIN_SIZE else 1
-    starts = np.union1d(np.arange(0, n, m), np.arange(0, n, -(-n // t)))   # rows, cut where each thread's chunk starts
-    ends = np.append(starts[1:], n) - 1
     odd = np.zeros(n, np.bool_)
-    odd[ends[(ends - starts) % 2 == 0]] = True
+    t = min(_torch_threads(), -(-n // _GRAIN_SIZE)) if n > _GRAIN_SIZE else 1
+    if t == 1:
+        if m % 2: odd[m - 1::m] = True            # the last element of every row
+    else:                                         # rows, cut where each thread's chunk starts
+        starts = np.union1d(np.arange(0, n, m), np.arange(0, n, -(-n // t)))
+        ends = np.append(starts[1:], n) - 1
+        odd[ends[(ends - starts) % 2 == 0]] = True
     order = perm[::-1]                                     # the loop's flat order: slowest dim first
     return odd.reshape([shape[d] for d in order]).transpose(np.argsort(order))
 
@@ -276,13 +280,9 @@ def _cdiv(x: Any, y: Any) -> np.ndarray:
     fused = np.ones(x.shape, np.bool_)
     if ct == np.complex64 and x.size:   # numerators not fused at the odd end of a run
         fused = ~_unfused(x.shape, [[s // 8 for s in v.strides] for v in (x, y)])
-    re = np.empty(x.shape, x.real.dtype)
-    im = np.empty_like(re)
-    flat = lambda v: np.ascontiguousarray(v).reshape(-1)
-    _smith(flat(x.real), flat(x.imag), flat(y.real), flat(y.imag), flat(fused), re.dtype.type(1),
-           re.reshape(-1), im.reshape(-1))
     out = np.empty(x.shape, ct)
-    out.real, out.imag = re, im
+    pairs = lambda v: np.ascontiguousarray(v).reshape(-1).view(v.real.dtype)   # re, im, re, im, ...
+    _smith(pairs(x), pairs(y), fused.reshape(-1), out.real.dtype.type(1), pairs(out))
     return out
 
 # %% ../nbs/05_backends.ipynb #399927cc
