@@ -5,6 +5,7 @@
 # %% ../nbs/17a_dispatch.ipynb #7627000b
 from __future__ import annotations
 
+import builtins
 import functools
 import sys
 import threading
@@ -14,8 +15,10 @@ from typing import Any, Callable
 from . import autograd as _ag, autograd_function as _af, dtypes as dt
 from .autograd import _State, _modes_on, Function
 from .tensors import Tensor, ones
-from .ops import _PLAIN_OPERAND
+from .ops import _PLAIN_OPERAND, _Number
+from .pointwise import _relaid
 from .tensor_data import broadcast_shapes
+from .backends import get_backend, is_contiguous
 
 _push_lock = threading.Lock()
 
@@ -35,10 +38,11 @@ def _pop(stack: list, mode: Any) -> None:
 
 # %% auto #0
 __all__ = ['OPS_BY_KIND', 'NOT_OPS', 'DUNDERS', 'KIND', 'op_table', 'decompositions', 'FLOP_FORMULAS', 'TorchFunctionMode',
-           'TorchDispatchMode', 'OpOverload', 'make_door', 'op_name', 'make_operator_door', 'public_ops', 'kind_of',
-           'OpInfo', 'install_doors', 'describe', 'LoggingMode', 'FlopCounterMode', 'linear_decomp', 'addmm_decomp',
-           'bmm_decomp', 'baddbmm_decomp', 'softmax_decomp', 'log_softmax_decomp', 'layer_norm_decomp',
-           'cross_entropy_decomp', 'conv2d_decomp', 'conv1d_decomp', 'sdpa_decomp', 'alias_torch_modules']
+           'TorchDispatchMode', 'OpOverload', 'make_door', 'op_name', 'make_pointwise_door', 'make_operator_door',
+           'public_ops', 'kind_of', 'OpInfo', 'install_doors', 'describe', 'LoggingMode', 'FlopCounterMode',
+           'linear_decomp', 'addmm_decomp', 'bmm_decomp', 'baddbmm_decomp', 'softmax_decomp', 'log_softmax_decomp',
+           'layer_norm_decomp', 'cross_entropy_decomp', 'conv2d_decomp', 'conv1d_decomp', 'sdpa_decomp',
+           'alias_torch_modules']
 
 # %% ../nbs/17a_dispatch.ipynb #7f123ce9
 class TorchFunctionMode:
@@ -117,12 +121,56 @@ def op_name(func: Callable) -> str | None:
     "The op-table name of a public op or of what a dispatch mode receives ('mul', 'linear', ...); None otherwise."
     return getattr(func, '_op_name', None) or (func.__name__ if isinstance(func, OpOverload) else None)
 
+# %% ../nbs/17a_dispatch.ipynb #a7c31e02
+def _lay_out(r: Any, args: tuple, kwargs: dict) -> Any:
+    "Give the fresh result `r` of a pointwise op on `args` the layout of its operands (in place; `r` returned)."
+    if not isinstance(r, Tensor) or r._base is not None or kwargs.get('out') is not None: return r
+    d, ops = r._data, []
+    for a in (*args, *kwargs.values()):
+        if isinstance(a, Tensor):
+            if a._data.storage is d.storage: return r   # the op returned (a view of) an input
+            ops.append(a._data)
+    if not ops: return r
+    wrapped = builtins.any(isinstance(a, _Number) for a in args)   # PyTorch wraps a number as a 0-d operand
+    r._data = _relaid(d, ops, wrapped, get_backend(r._device.type), r.dtype)
+    return r
+
+def _row_major(r: Tensor) -> Tensor:
+    "`r` with a row-major copy of its data when it has another layout (in place)."
+    if r._base is None and not is_contiguous(r._data): r._data = get_backend(r._device.type).copy(r._data, r.dtype)
+    return r
+
+def make_pointwise_door(name: str, impl: Callable) -> Callable:
+    "The door of a pointwise op: `make_door`'s, and the result laid out as its operands are (`_lay_out`)."
+    overload = OpOverload(name, impl)
+    plain = getattr(impl, '_plain', None)
+    swap = name == 'rsub'   # rsub(x, y) is sub(y, x): y is PyTorch's first operand
+    power = name in ('pow', 'float_power')   # PyTorch's pow(Scalar, Tensor) allocates a row-major result
+    T = Tensor
+    def door(*args: Any, **kwargs: Any) -> Any:
+        if _modes_on[0]: return _through_modes(door, overload, args, kwargs)
+        r = plain(*args) if plain is not None and not kwargs else impl(*args, **kwargs)
+        try: s = r._data.strides
+        except AttributeError: return r   # (not a tensor: a tuple, a bool)
+        if power and args and not isinstance(args[0], T): return _row_major(r)
+        for a in args:   # operands with the result's (row-major) strides, or their tail if broadcast: nothing to do
+            if isinstance(a, T):
+                st = a._data.strides
+                if st != s and st != s[len(s) - len(st):]: break
+        else:
+            if not kwargs: return r
+        return _lay_out(r, args[1::-1] + args[2:] if swap else args, kwargs)
+    functools.update_wrapper(door, impl)
+    door._op_name, door._overload = name, overload
+    return door
+
+
 # %% ../nbs/17a_dispatch.ipynb #50582ab6
 def make_operator_door(name: str, impl: Callable, fn: type, swap: int) -> Callable:
     "The door of a binary operator whose plain case is `fn.apply(self, other)` (`fn.apply(other, self)` if `swap`)."
     overload, apply, plain, kernel = OpOverload(name, impl), fn._apply, _PLAIN_OPERAND, fn._kernel
     def door(self: Any, other: Any) -> Any:
-        if not _modes_on[0]:
+        if not _modes_on[0]:   # (each lane ends in `binary_forward`, which lays the result out)
             if other.__class__ in plain:
                 if (kernel is not None and not self._requires_grad and not _State.inference
                         and (other.__class__ is not Tensor or not other._requires_grad)):   # nothing to record
@@ -292,6 +340,20 @@ def _functions() -> dict[str, type]:
     return out
 
 # %% ../nbs/17a_dispatch.ipynb #ca029deb
+_NOT_ELEMENTWISE = set('''allclose equal bucketize searchsorted isin cross renorm'''.split())
+# ops whose result is one `binary_forward` or `unary_forward` of their operands, which lays it out already: their
+# door stays the plain one (no check at all on `x.exp()`, `x > y`)
+_KERNEL_LAID = set('''
+    neg negative abs absolute exp exp2 log log2 log10 log1p expm1 sqrt rsqrt sin cos tan tanh sinh cosh asin acos atan
+    asinh acosh atanh arcsin arccos arctan arcsinh arccosh arctanh sigmoid relu reciprocal square erf floor ceil trunc
+    fix eq ne lt le gt ge greater greater_equal less less_equal not_equal add sub mul multiply subtract'''.split())
+
+def _laid_out(kind: str, name: str, attr: str) -> bool:
+    "Whether op `name` (reached as `attr`) needs its door to lay out its result as PyTorch's TensorIterator does."
+    # `2 ** x` is PyTorch's pow(Scalar, Tensor), which allocates a row-major result
+    return (kind in ('pointwise', 'comparison') and name not in _NOT_ELEMENTWISE and name not in _KERNEL_LAID
+            and attr != '__rpow__')
+
 def install_doors() -> dict[str, OpInfo]:
     "Put a door in front of every public op and fill `op_table`; safe to call again (new ops get doors)."
     from minitorch.backends import MAP_OPS, ZIP_OPS
@@ -312,6 +374,7 @@ def install_doors() -> dict[str, OpInfo]:
             if door is None:
                 fast = _DIRECT.get(attr) if ns is Tensor else None
                 door = doors[(id(impl), name)] = (make_operator_door(name, impl, *fast) if fast else
+                                                  make_pointwise_door(name, impl) if _laid_out(kind, name, attr) else
                                                   make_door(name, impl))
             setattr(ns, attr, door)
             impl = door

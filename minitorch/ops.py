@@ -62,14 +62,7 @@ class memory_format:
 preserve_format, contiguous_format = memory_format('preserve_format'), memory_format('contiguous_format')
 channels_last, channels_last_3d = memory_format('channels_last'), memory_format('channels_last_3d')
 
-def _dense(shape: tuple, strides: tuple) -> bool:
-    "PyTorch's `is_non_overlapping_and_dense`: the elements fill a block of memory exactly, in some dim order."
-    perm = sorted((i for i in range(len(shape)) if shape[i] >= 2), key=lambda i: strides[i])
-    need = 1
-    for i in perm:
-        if strides[i] != need: return False
-        need *= shape[i]
-    return True
+from .pointwise import _dense   # PyTorch's `is_non_overlapping_and_dense` (the pointwise chapter's)
 
 # %% ../nbs/08ab_logic_casts.ipynb #c1a5e134
 def _layout_order(shape: tuple, strides: tuple, fmt: Any) -> list:

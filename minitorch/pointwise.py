@@ -84,14 +84,65 @@ def _broadcast(sa: tuple, sb: tuple) -> tuple:
         if len(_BCAST) < 4096: _BCAST[(sa, sb)] = r
     return r
 
+# %% ../nbs/08_ops.ipynb #b8d1e0a2
+def _dense(shape: tuple, strides: tuple) -> bool:
+    "PyTorch's `is_non_overlapping_and_dense`: the elements fill a block of memory exactly, in some dim order."
+    perm = sorted((i for i in range(len(shape)) if shape[i] >= 2), key=lambda i: strides[i])
+    need = 1
+    for i in perm:
+        if strides[i] != need: return False
+        need *= shape[i]
+    return True
+
+def _layout_of(shape: tuple, ops: list, wrapped: bool) -> tuple | None:
+    "TensorIterator's strides for a result of `shape` from operands `ops` ((shape, strides), in order); None: row-major."
+    from minitorch.building import _iter_perm   # (chapter 8's kron; a rare path)
+    n = len(shape)
+    if any(len(s) > n for s, _ in ops): return None
+    if not wrapped and all(s == shape for s, _ in ops):   # fast setup: one dense layout shared by all
+        st = ops[0][1]
+        if all(o[1] == st for o in ops) and _dense(shape, st): return tuple(st)
+    pad = [((1,) * (n - len(s)) + tuple(s), (0,) * (n - len(s)) + tuple(st)) for s, st in ops]
+    perm = _iter_perm(shape, pad)   # fastest dim first
+    if perm == list(range(n - 1, -1, -1)): return None
+    strides, acc = [0] * n, 1
+    for d in perm: strides[d] = acc; acc *= shape[d]
+    return tuple(strides)
+
+def _relaid(d: TensorData, ops: Any, wrapped: bool, bk: Any, od: dtype) -> TensorData:
+    "The fresh result `d` (dtype `od`) laid out as TensorIterator lays out a result of operand data `ops`."
+    if builtins.all(is_contiguous(o) for o in ops) or d.numel <= 1: return d
+    strides = _layout_of(d.shape, [(o.shape, o.strides) for o in ops], wrapped)
+    if strides is None or strides == d.strides: return d
+    slow = sorted(range(len(d.shape)), key=lambda i: -strides[i])   # the new memory order, slowest dim first
+    pd = object.__new__(TensorData)                                   # the result read in that order...
+    pd.storage, pd.offset = d.storage, d.offset
+    pd.shape, pd.strides = tuple(d.shape[i] for i in slow), tuple(d.strides[i] for i in slow)
+    c = bk.copy(pd, od)                                               # ...and written out row-major
+    td = object.__new__(TensorData)
+    td.storage, td.shape, td.strides, td.offset = c.storage, d.shape, strides, c.offset
+    return td
+
+def _not_row_major(s: tuple, a: Any, b: Any) -> bool:
+    "Whether a tensor among `a`, `b` is not row-major: neither the result's strides `s` nor their tail (broadcast)."
+    for x in (a, b):
+        if isinstance(x, Tensor):
+            st = x._data.strides
+            if st != s and st != s[len(s) - len(st):]: return True
+    return False
+
+
 # %% ../nbs/08_ops.ipynb #3db760a0
 def binary_forward(op: str, a: Any, b: Any, dtype_: dtype | None = None, out_dtype: dtype | None = None) -> Tensor:
     "Promote `a`, `b` (to `dtype_` if given), broadcast, and run backend zip `op`; a tensor without history."
     if dtype_ is None and out_dtype is None and isinstance(a, Tensor) and isinstance(b, Tensor):
-        d, dev = a.dtype, a._device   # the common case first: two tensors of one dtype, device and shape
-        if (d is b.dtype and dev is b._device and a._data.shape == b._data.shape and d.name not in _LOW16
-                and op not in _REFUSE):
-            return Tensor._make(get_backend(dev.type).zip(op, a._data, b._data, d), d, dev)
+        d, dev, ad, bd = a.dtype, a._device, a._data, b._data   # the common case first: one dtype, device, shape
+        if d is b.dtype and dev is b._device and ad.shape == bd.shape and d.name not in _LOW16 and op not in _REFUSE:
+            bk = get_backend(dev.type)
+            r = bk.zip(op, ad, bd, d)
+            s = r.strides   # row-major operands have the (row-major) result's strides: nothing more to do
+            if ad.strides != s or bd.strides != s: r = _relaid(r, (ad, bd), False, bk, d)
+            return Tensor._make(r, d, dev)
     d = dtype_ or _result_type(a, b)
     if op in _REFUSE: check_kernel(op, d)
     dev = _device_of(a, b)
@@ -105,7 +156,13 @@ def binary_forward(op: str, a: Any, b: Any, dtype_: dtype | None = None, out_dty
         if not bk._np_broadcasts:
             if ad.shape != shape: ad = _expand_data(ad, shape)
             if bd.shape != shape: bd = _expand_data(bd, shape)
-    return Tensor._make(bk.zip(op, ad, bd, od), od, dev)
+    r = bk.zip(op, ad, bd, od)
+    s = r.strides   # (the operands as given: `ad`, `bd` may be cast or broadcast copies)
+    if ((isinstance(a, Tensor) and a._data.strides != s or isinstance(b, Tensor) and b._data.strides != s)
+            and _not_row_major(s, a, b) and (op != 'pow' or isinstance(a, Tensor))):   # (PyTorch's `2 ** x`: row-major)
+        r = _relaid(r, [x._data for x in (a, b) if isinstance(x, Tensor)], not (isinstance(a, Tensor) and
+                    isinstance(b, Tensor)), bk, od)
+    return Tensor._make(r, od, dev)
 
 _OPMATH_SCALAR = ('mul', 'div', 'floor_divide')
 
@@ -120,7 +177,9 @@ def unary_forward(op: str, x: Tensor, out_dtype: dtype | None = None, in_dtype: 
     bk = get_backend(x._device.type)
     xd = x._data if in_dtype is None or in_dtype is x.dtype else bk.copy(x._data, in_dtype)
     od = out_dtype or in_dtype or x.dtype
-    return Tensor._make(bk.map(op, xd, od), od, x._device)
+    r = bk.map(op, xd, od)
+    if x._data.strides != r.strides: r = _relaid(r, (x._data,), False, bk, od)   # (x's own layout, not the cast's)
+    return Tensor._make(r, od, x._device)
 
 # %% ../nbs/08_ops.ipynb #37ffe041
 def _float_of(d: dtype) -> dtype:
