@@ -120,6 +120,15 @@ def test_div_matches_oracle_model(dt):
                      _torch_cdiv(x[:200], y[:200], "tail")).all()
 
 
+def test_fma_rounds_once():
+    "b·r on a float32 midpoint plus 2^-60: a true fma rounds up, an fma emulated in float64 ties to even (2 ulps off)."
+    x = np.array([2.0**-60 + (1 + 2.0**-12) * 1j] * 2, np.complex64)
+    y = np.array([2 + (1 + 2.0**-12) * 1j] * 2, np.complex64)
+    want = (torch.from_numpy(x) / torch.from_numpy(y)).numpy()
+    assert _same(_cdiv(x, y), want).all()
+    assert not _same(_torch_cdiv(x, y, "vector"), want).all()   # test_parity_i's float64 emulation
+
+
 def test_inner_run():
     "TensorIterator's inner loop: a contiguous or uniformly strided tensor is one run; a row slice is per row."
     assert _inner_run((4, 6), [[6, 1], [6, 1]])[1:] == (2, 24)
