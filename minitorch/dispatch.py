@@ -38,11 +38,11 @@ def _pop(stack: list, mode: Any) -> None:
 
 # %% auto #0
 __all__ = ['OPS_BY_KIND', 'NOT_OPS', 'DUNDERS', 'KIND', 'op_table', 'decompositions', 'FLOP_FORMULAS', 'TorchFunctionMode',
-           'TorchDispatchMode', 'OpOverload', 'make_door', 'op_name', 'make_pointwise_door', 'make_operator_door',
-           'public_ops', 'kind_of', 'OpInfo', 'install_doors', 'describe', 'LoggingMode', 'FlopCounterMode',
-           'linear_decomp', 'addmm_decomp', 'bmm_decomp', 'baddbmm_decomp', 'softmax_decomp', 'log_softmax_decomp',
-           'layer_norm_decomp', 'cross_entropy_decomp', 'conv2d_decomp', 'conv1d_decomp', 'sdpa_decomp',
-           'alias_torch_modules']
+           'TorchDispatchMode', 'OpOverload', 'make_door', 'op_name', 'make_row_major_door', 'make_pointwise_door',
+           'make_operator_door', 'public_ops', 'kind_of', 'OpInfo', 'install_doors', 'describe', 'LoggingMode',
+           'FlopCounterMode', 'linear_decomp', 'addmm_decomp', 'bmm_decomp', 'baddbmm_decomp', 'softmax_decomp',
+           'log_softmax_decomp', 'layer_norm_decomp', 'cross_entropy_decomp', 'conv2d_decomp', 'conv1d_decomp',
+           'sdpa_decomp', 'alias_torch_modules']
 
 # %% ../nbs/17a_dispatch.ipynb #7f123ce9
 class TorchFunctionMode:
@@ -139,6 +139,19 @@ def _row_major(r: Tensor) -> Tensor:
     "`r` with a row-major copy of its data when it has another layout (in place)."
     if r._base is None and not is_contiguous(r._data): r._data = get_backend(r._device.type).copy(r._data, r.dtype)
     return r
+
+def make_row_major_door(name: str, impl: Callable) -> Callable:
+    "The door of an op whose result PyTorch allocates row-major (`softmax`): built of pointwise ops, ours may not be."
+    overload = OpOverload(name, impl)
+    plain = getattr(impl, '_plain', None)
+    def door(*args: Any, **kwargs: Any) -> Any:
+        if _modes_on[0]: return _through_modes(door, overload, args, kwargs)
+        r = plain(*args) if plain is not None and not kwargs else impl(*args, **kwargs)
+        if not isinstance(r, Tensor) or builtins.any(r is a for a in args): return r   # (`rrelu(x, inplace=True)`)
+        return _row_major(r)
+    functools.update_wrapper(door, impl)
+    door._op_name, door._overload = name, overload
+    return door
 
 def make_pointwise_door(name: str, impl: Callable) -> Callable:
     "The door of a pointwise op: `make_door`'s, and the result laid out as its operands are (`_lay_out`)."
@@ -348,6 +361,9 @@ _KERNEL_LAID = set('''
     asinh acosh atanh arcsin arccos arctan arcsinh arccosh arctanh sigmoid relu reciprocal square erf floor ceil trunc
     fix eq ne lt le gt ge greater greater_equal less less_equal not_equal add sub mul multiply subtract'''.split())
 
+# ops that PyTorch computes into a row-major result, whatever the input's layout, and ours through pointwise ops
+_ROW_MAJOR_OPS = set('''softmax log_softmax logsigmoid rrelu'''.split())
+
 def _laid_out(kind: str, name: str, attr: str) -> bool:
     "Whether op `name` (reached as `attr`) needs its door to lay out its result as PyTorch's TensorIterator does."
     # `2 ** x` is PyTorch's pow(Scalar, Tensor), which allocates a row-major result
@@ -375,6 +391,7 @@ def install_doors() -> dict[str, OpInfo]:
                 fast = _DIRECT.get(attr) if ns is Tensor else None
                 door = doors[(id(impl), name)] = (make_operator_door(name, impl, *fast) if fast else
                                                   make_pointwise_door(name, impl) if _laid_out(kind, name, attr) else
+                                                  make_row_major_door(name, impl) if name in _ROW_MAJOR_OPS else
                                                   make_door(name, impl))
             setattr(ns, attr, door)
             impl = door
