@@ -47,10 +47,10 @@ def tensordot(a: Tensor, b: Tensor, dims: Any = 2, *, out: Any = None) -> Tensor
     K = math.prod(a.shape[i] for i in da)
     A = a.permute(fa + da).reshape(math.prod(a.shape[i] for i in fa), K)
     B = b.permute(db + fb).reshape(K, math.prod(b.shape[i] for i in fb))
-    if A.shape[0] == 1 and B.shape[1] == 1 and K > 1 and 0 in (A.stride(1), B.stride(0)):   # an expanded operand:
-        return (A.reshape(-1) * B.reshape(-1)).sum(dtype=a.dtype).reshape(   # PyTorch multiplies and sums (no Bool error)
-            tuple(a.shape[i] for i in fa) + tuple(b.shape[i] for i in fb))
-    if A.shape[0] == 1 and B.shape[1] == 1:   # a 1x1 result is PyTorch's dot (BLAS dot's NaN/inf placement)
+    if A.shape[0] == 1 and B.shape[1] == 1:   # a 1x1 result is PyTorch's dot (BLAS dot's NaN/inf placement, no Bool)...
+        if not (a.permute(fa + da).is_contiguous() and b.permute(db + fb).is_contiguous()):   # ...but a strided or
+            return (A.reshape(-1) * B.reshape(-1)).sum(dtype=a.dtype).reshape(   # expanded operand is multiplied and summed
+                tuple(a.shape[i] for i in fa) + tuple(b.shape[i] for i in fb))
         from minitorch.reductions import dot
         return dot(A.reshape(-1), B.reshape(-1)).reshape(tuple(a.shape[i] for i in fa) + tuple(b.shape[i] for i in fb))
     return mm(A, B).reshape(tuple(a.shape[i] for i in fa) + tuple(b.shape[i] for i in fb))

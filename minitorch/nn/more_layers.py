@@ -266,6 +266,19 @@ def _reduce(loss, reduction: str):
     if reduction == 'none': return loss
     raise ValueError(f"{reduction} is not a valid value for reduction")
 
+# %% ../../nbs/12g_more_layers.ipynb #b7d40c19
+from ..autograd import Function
+
+class _SkippedGrad(Function):
+    "A zero per row of `x`; backward: `grad_output * 0` at the `dead` entries (NaN for a NaN or inf grad), 0 elsewhere."
+    @staticmethod
+    def forward(ctx, x, dead):
+        ctx.dead = dead
+        return minitorch.zeros(x.shape[0], dtype=x.dtype, device=x.device)
+    @staticmethod
+    def backward(ctx, g):
+        return minitorch.where(ctx.dead, g.unsqueeze(1) * 0, 0.0), None
+
 # %% ../../nbs/12g_more_layers.ipynb #d912540e
 def multi_margin_loss(input, target, p: int = 1, margin: float = 1.0, weight=None, size_average=None, reduce=None,
                       reduction: str = 'mean'):
@@ -306,8 +319,9 @@ def multi_margin_loss(input, target, p: int = 1, margin: float = 1.0, weight=Non
     z = minitorch.where(keep, z, zero)   # masked first: a skipped NaN term passes no NaN to the gradient
     h = z if p == 1 else z * z
     if weight is not None: h = minitorch.where(keep, h * weight[y].unsqueeze(1), zero)
-    loss = h.sum(1) / c
-    return _reduce(loss if input.dim() == 2 else loss[0], reduction)
+    dead = ~keep.scatter(1, y.unsqueeze(1), keep.any(1, keepdim=True))   # the entries the kernel skips
+    loss = h.sum(1) / c + _SkippedGrad.apply(x, dead)   # + 0, for PyTorch's gradient there (see above)
+    return _reduce(loss if input.dim() == 2 else loss.reshape(tuple(target.shape)), reduction)   # (C,) scores: the target's shape
 
 # %% ../../nbs/12g_more_layers.ipynb #e9d5ef8f
 class MultiMarginLoss(_WeightedLoss):

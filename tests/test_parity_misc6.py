@@ -1,0 +1,91 @@
+"""Parity regressions (issue 12): multi_margin_loss's gradient under a NaN/inf grad_output; tensordot/inner on 1-D bool."""
+import itertools
+import pytest
+import torch
+import minitorch
+
+INF, NAN = float('inf'), float('nan')
+
+
+def _mt(t, **kw):
+    return minitorch.tensor(t.tolist(), dtype=getattr(minitorch, str(t.dtype).split('.')[-1]), **kw)
+
+
+def _grads(x, y, g, **kw):
+    "(minitorch's grad, torch's grad) of multi_margin_loss(x, y, **kw) pulled back with grad_output `g`."
+    tx = x.clone().requires_grad_()
+    torch.nn.functional.multi_margin_loss(tx, y, **kw).backward(g)
+    mkw = dict(kw)
+    if kw.get('weight') is not None: mkw['weight'] = _mt(kw['weight'])
+    mx = _mt(x, requires_grad=True)
+    minitorch.nn.functional.multi_margin_loss(mx, _mt(y), **mkw).backward(_mt(g))
+    return torch.tensor(mx.grad.tolist(), dtype=x.dtype), tx.grad
+
+
+@pytest.mark.parametrize("p,weighted,reduction,one_d", list(itertools.product(
+    [1, 2], [False, True], ["none", "mean", "sum"], [False, True])))
+@pytest.mark.parametrize('gval', [NAN, INF, -INF, 0.0, 1.5])
+def test_multi_margin_loss_grad_nonfinite_grad_output(p, weighted, reduction, one_d, gval):
+    # rows with a skipped class, with every class skipped, with NaN/inf scores; PyTorch's kernel multiplies every
+    # entry of a row (skipped ones included) by grad_output, so 0 * NaN = NaN there
+    x = torch.tensor([[0., 5., 4.5, -1.], [2., 0., 1., 0.5], [NAN, 1., 0.3, 0.], [0.1, INF, 0.2, 0.], [1., 1., 1., 1.]],
+                     dtype=torch.float64)
+    y = torch.tensor([1, 0, 1, 2, 3])
+    w = torch.tensor([0.5, 2., 1., 3.], dtype=torch.float64) if weighted else None
+    if one_d: x, y = x[0], y[0]
+    n = 1 if one_d else x.shape[0]
+    g = torch.full((n,) if reduction == 'none' and not one_d else (), gval, dtype=torch.float64)
+    if reduction == 'none' and not one_d: g[1::2] = 0.75   # finite and non-finite rows mixed
+    ours, want = _grads(x, y, g, p=p, margin=0.7, weight=w, reduction=reduction)
+    torch.testing.assert_close(ours, want, equal_nan=True)
+
+
+def test_multi_margin_loss_grad_seed_113283():
+    # the program of seed 113283: a (4, 1) float64 input, so the only class is the target: all entries skipped
+    x, y = torch.tensor([[0.3], [-1.], [2.], [0.]], dtype=torch.float64), torch.tensor([0, 0, 0, 0])
+    g = torch.tensor([NAN, 1., INF, 0.], dtype=torch.float64)
+    ours, want = _grads(x, y, g, p=1, margin=0.5, reduction='none', weight=torch.tensor([2.], dtype=torch.float64))
+    torch.testing.assert_close(ours, want, equal_nan=True)
+
+
+def _call(f):
+    try: return f()
+    except Exception as e: return type(e)
+
+
+@pytest.mark.parametrize('fn', ['inner', 'tensordot'])
+@pytest.mark.parametrize('dtype', ['bool', 'float32', 'int64'])
+def test_inner_tensordot_1d_strided(fn, dtype):
+    # PyTorch's 1x1 contraction is `dot` ("not implemented for 'Bool'") only when both operands are contiguous;
+    # a strided (or expanded) one is multiplied and summed, which works for Bool
+    base = torch.tensor([1, 0, 1, 1, 0, 1, 1, 1, 0, 1], dtype=getattr(torch, dtype)) * (1 if dtype == 'bool' else 3)
+    mbase = _mt(base)
+    views = {'c': lambda b: b[:5], 'c2': lambda b: b[5:], 's': lambda b: b[::2], 's2': lambda b: b[1::2],
+             'x': lambda b: b[3:4].expand(5)}
+    for (ka, fa), (kb, fb) in itertools.product(views.items(), views.items()):
+        tf = (lambda u, v: torch.inner(u, v)) if fn == 'inner' else (lambda u, v: torch.tensordot(u, v, 1))
+        mf = (lambda u, v: minitorch.inner(u, v)) if fn == 'inner' else (lambda u, v: minitorch.tensordot(u, v, 1))
+        want, ours = _call(lambda: tf(fa(base), fb(base))), _call(lambda: mf(fa(mbase), fb(mbase)))
+        if isinstance(want, type):
+            assert ours is want, (ka, kb)
+        else:
+            assert not isinstance(ours, type), (ka, kb, ours)
+            torch.testing.assert_close(torch.tensor(ours.tolist(), dtype=want.dtype), want, rtol=0, atol=0)
+
+
+def test_tensordot_bool_2d_full_contraction():
+    a = torch.tensor([[True, False], [True, True]])
+    for x, y, dims in [(a, a, 2), (a.t(), a, 2), (a, a, ([1, 0], [1, 0])), (a, a, ([1, 0], [0, 1]))]:
+        want, ours = _call(lambda: torch.tensordot(x, y, dims)), _call(lambda: minitorch.tensordot(_mt(x.contiguous()) if x.is_contiguous() else _mt(x.t().contiguous()).t(), _mt(y), dims))
+        assert (ours is want) if isinstance(want, type) else ours.item() == want.item()
+
+
+@pytest.mark.parametrize('target', [[1], 1])
+@pytest.mark.parametrize('reduction', ['none', 'mean', 'sum'])
+def test_multi_margin_loss_1d_input_shape(target, reduction):
+    # (C,) scores: reduction='none' returns the target's shape, (1,) or ()
+    x, y = torch.tensor([0.2, -1., 0.5, 2.]), torch.tensor(target)
+    want = torch.nn.functional.multi_margin_loss(x, y, reduction=reduction)
+    ours = minitorch.nn.functional.multi_margin_loss(_mt(x), _mt(y), reduction=reduction)
+    assert tuple(ours.shape) == tuple(want.shape)
+    torch.testing.assert_close(torch.tensor(ours.tolist()), want)
