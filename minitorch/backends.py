@@ -285,6 +285,52 @@ def _cdiv(x: Any, y: Any) -> np.ndarray:
     _smith(pairs(x), pairs(y), fused.reshape(-1), out.real.dtype.type(1), pairs(out))
     return out
 
+# %% ../nbs/05_backends.ipynb #cd1f0a09
+@njit(cache=True)
+def _row_sum(v, W, size):
+    "at::native's row_sum of `size` rows of W lanes (row r is v[r*W:(r+1)*W]): (size/4, 4) columns, 4 cascade levels."
+    s, bits = size // 4, 0
+    while (s - 1) >> bits > 0: bits += 1              # CeilLog2(s)
+    power = max(4, bits // 4)
+    step, mask = 1 << power, (1 << power) - 1
+    R = 4 * W                                         # one row of the (s, 4) view: 4 columns of W lanes
+    acc = np.zeros((4, R), v.dtype)                   # [level, column * W + lane]
+    i = 0
+    while i < s:
+        full = i + step <= s
+        for _ in range(step if full else 1):
+            a0, base = acc[0], 4 * i * W
+            for q in range(R): a0[q] += v[base + q]
+            i += 1
+        if full:
+            for j in range(1, 4):                     # carry a full level up
+                for q in range(R): acc[j, q] += acc[j - 1, q]; acc[j - 1, q] = 0
+                if i & (mask << (j * power)): break
+    p = acc[0]
+    for j in range(1, 4):
+        for q in range(R): p[q] += acc[j, q]
+    for r in range(4 * s, size):
+        for l in range(W): p[l] += v[r * W + l]
+    for k in range(1, 4):
+        for l in range(W): p[l] += p[k * W + l]
+    return p[:W]
+
+
+@njit(cache=True)
+def _torch_sum(v, W):
+    "PyTorch's CPU sum of the contiguous 1-D `v` (at most 32768 elements: one thread), W lanes of 32 bytes."
+    zero = np.zeros(1, v.dtype)[0]
+    n = v.size
+    if n < W: return zero + _row_sum(v, 1, n)[0]
+    vs = n // W
+    lanes = _row_sum(v, W, vs)
+    acc = zero
+    for k in range(vs * W, n): acc += v[k]
+    for l in range(W): acc += lanes[l]
+    return zero + acc
+
+_CASCADE = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.complex64, np.complex128))
+
 # %% ../nbs/05_backends.ipynb #399927cc
 @functools.lru_cache(maxsize=4096)
 def _contiguous_strides(shape: tuple) -> tuple:
@@ -469,6 +515,9 @@ class NumpyBackend(Backend):
             if x.shape[dim] == 0: raise IndexError(f"{op}(): Expected reduction dim {dim} to have non-zero size.")
             r = np.expand_dims(fn(x, axis=dim), dim)
         elif op in ('sum', 'prod'):
+            if (op == 'sum' and x.ndim == 1 and x.dtype in _CASCADE and 0 < x.size <= 32768 and x.flags.c_contiguous
+                    and x.dtype == out_dtype.numpy_dtype):   # PyTorch's order, one thread (see `_torch_sum`)
+                return from_numpy(np.array([_torch_sum(x, 32 // x.itemsize)], x.dtype), out_dtype)
             acc = np.int64 if x.dtype.kind in 'biu' else None
             r = fn(x, axis=dim, keepdims=True, dtype=acc)
         else:

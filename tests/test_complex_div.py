@@ -182,7 +182,7 @@ def test_seed_118838_program_forward_and_grad_terms():
     assert torch_sum_1d(got.reshape(-1)).real == Tg.grad.item()   # summed in PyTorch's order: its grad exactly
 
 
-# ---- for the reductions (not fixed here): PyTorch's order of a full sum, which seed 118838's grad needs ----
+# ---- PyTorch's order of a full sum, which seed 118838's grad needs (the backend's `_torch_sum`) ----
 # at::native::cascade_sum (SumKernel.cpp) on a contiguous 1-D run of n <= 32768 (one thread): 32-byte vectors of
 # W lanes (8 float32, 4 complex64); n < W: `row_sum` of the scalars, else `row_sum` of the n // W vectors, then the
 # scalar rest one by one, then the W lanes in order. `row_sum` reads its rows as (n/4, 4) columns summed with a
@@ -236,10 +236,22 @@ def test_torch_sum_order_model(dt):
         assert torch_sum_1d(v) == torch.from_numpy(v).sum().numpy(), n
 
 
-@pytest.mark.xfail(strict=True, reason="the 12 terms of the grad are bit-exact, but their complex64 sum to a 0-d "
-                                        "(autograd's _sum_to) is numpy's pairwise sum, not torch_sum_1d's order")
 def test_seed_118838():
+    "The whole program: its grad, summed to the 0-d divisor in PyTorch's order, agrees."
     sys.path.insert(0, str(__import__("pathlib").Path(__file__).parent))
     import opinfo
     prog = opinfo.draw_program(118838, None, chain_p=0.4, cuda_p=0.02)
     assert opinfo.run_program(prog, timeout=60, check_grad=True) == []
+
+
+@pytest.mark.parametrize("dt", ["float32", "float64", "complex64", "complex128"])
+def test_full_sum_in_torch_order(dt):
+    "A full sum (and mean) of up to 32768 elements adds in PyTorch's order: bit-exact, also for the numba backend."
+    g = np.random.default_rng(2)
+    for n in [1, 5, 12, 31, 100, 1000, 32768]:
+        v = g.standard_normal(n) * np.exp(g.uniform(-3, 3, n)) + 1j * g.standard_normal(n)
+        v = v.astype(dt) if dt.startswith("complex") else v.real.astype(dt)
+        t, m = torch.from_numpy(v).reshape(-1, 1), mt.from_numpy(v.copy()).reshape(-1, 1)
+        assert np.asarray(m.sum()) == t.sum().numpy(), n
+        assert np.asarray(m.mean()) == t.mean().numpy(), n
+        assert torch_sum_1d(v) == t.sum().numpy()
