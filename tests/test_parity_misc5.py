@@ -130,3 +130,35 @@ def test_take_result_detaches_in_place(index):
     assert torch.take(torch.tensor(x), torch.tensor(index)).detach_() is not None   # torch: not a view
     y = minitorch.take(minitorch.tensor(x), minitorch.tensor(index))
     assert y.detach_() is y
+
+
+# group_norm: the tensor ops' values, PyTorch's kernel gradient (groups of two elements cancel, like layer norm's rows).
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape,G", [((2, 4), 2), ((2, 4), 1), ((1, 6, 3), 3), ((2, 4, 2, 5), 2), ((3, 2), 2), ((2, 16, 3), 2)])
+@pytest.mark.parametrize("affine", [0, 1, 3])
+def test_group_norm_kernel_grads(dtype, shape, G, affine):
+    g = torch.Generator().manual_seed(len(shape) * 5 + G + affine)
+    td = getattr(torch, dtype)
+    x = (torch.randn(shape, generator=g, dtype=td) * 0.01 + 1).requires_grad_()
+    w = torch.randn(shape[1], generator=g, dtype=td).requires_grad_() if affine & 1 else None
+    b = torch.randn(shape[1], generator=g, dtype=td).requires_grad_() if affine & 2 else None
+    dy = torch.randn(shape, generator=g, dtype=td)
+    y = torch.nn.functional.group_norm(x, G, w, b); (y * dy).sum().backward()
+    m = [None if t is None else minitorch.tensor(t.detach().numpy(), requires_grad=True) for t in (x, w, b)]
+    my = MF.group_norm(m[0], G, m[1], m[2]); (my * minitorch.tensor(dy.numpy())).sum().backward()
+    np.testing.assert_allclose(my.detach().numpy(), y.detach().numpy(), rtol=1e-3, atol=1e-4)   # (the exercise's values)
+    if np.prod(shape[1:]) // G < 16: np.testing.assert_array_equal(m[0].grad.numpy(), x.grad.numpy())
+    else: np.testing.assert_allclose(m[0].grad.numpy(), x.grad.numpy(), rtol=1e-4, atol=1e-4)   # (an ulp here and there)
+    assert my.grad_fn.name() == y.grad_fn.name()
+    for a, t in zip(m[1:], (w, b)):
+        if t is not None: np.testing.assert_allclose(a.grad.numpy(), t.grad.numpy(), rtol=1e-4, atol=1e-5)
+
+
+def test_group_norm_double_backward():
+    x = torch.randn(2, 6, 2, dtype=torch.float64, generator=torch.Generator().manual_seed(3)).requires_grad_()
+    mx = minitorch.tensor(x.detach().numpy(), requires_grad=True)
+    gt, = torch.autograd.grad((torch.nn.functional.group_norm(x, 3) ** 3).sum(), x, create_graph=True)
+    gm, = minitorch.autograd.grad((MF.group_norm(mx, 3) ** 3).sum(), mx, create_graph=True)
+    np.testing.assert_allclose(gm.detach().numpy(), gt.detach().numpy(), rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(minitorch.autograd.grad(gm.sum(), mx)[0].numpy(), torch.autograd.grad(gt.sum(), x)[0].numpy(),
+                               rtol=1e-7, atol=1e-9)

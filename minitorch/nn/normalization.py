@@ -492,6 +492,81 @@ def rms_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | No
     out = input * ((input * input).mean(dims, keepdim=True) + eps).rsqrt()
     return out if weight is None else out * weight
 
+# %% ../../nbs/11d_normalization.ipynb #ca899d7b
+def _gn_backward(dy: np.ndarray, x: np.ndarray, mean: np.ndarray, rstd: np.ndarray, w: np.ndarray | None, G: int) -> tuple:
+    """PyTorch's CPU group-norm backward for x, dy of shape (N, C, HxW): per-channel sums ds, db, then per group
+    c2 = (db*mean - ds) * rstd^3 / (D*HxW), c3 = -c2*mean - db*rstd/(D*HxW), dX = rstd*gamma*dy + c2*x + c3."""
+    T = x.dtype.type
+    N, C, HW = x.shape
+    D, L = C // G, 32 // x.itemsize
+    with np.errstate(all='ignore'):
+        xr, dyr = x.reshape(N * C, HW), dy.reshape(N * C, HW)
+        ds = _lanes_sum((dyr * xr).astype(T), L, (dyr, xr) if T is np.float64 else None).reshape(N, G, D)
+        db = _lanes_sum(dyr, L).reshape(N, G, D)
+        gam = np.ones((1, G, D), T) if w is None else w.reshape(1, G, D)
+        d = D // L * L
+        dsa, dba = np.zeros((N, G, L), T), np.zeros((N, G, L), T)
+        for k in range(0, d, L):                           # CalcDsDb: L lanes of channels, fused
+            dsa, dba = _fma(ds[..., k:k + L], gam[..., k:k + L], dsa), _fma(db[..., k:k + L], gam[..., k:k + L], dba)
+        dsv, dbv = np.zeros((N, G), T), np.zeros((N, G), T)
+        for k in range(L): dsv, dbv = (dsv + dsa[..., k]).astype(T), (dbv + dba[..., k]).astype(T)
+        for j in range(d, D): dsv, dbv = _fma(ds[..., j], gam[..., j], dsv), _fma(db[..., j], gam[..., j], dbv)
+        m, r, s = mean.reshape(N, G), rstd.reshape(N, G), T(T(1) / T(D * HW))
+        c2 = ((((_fma(dbv, m, -dsv) * r).astype(T) * r).astype(T) * r).astype(T) * s).astype(T)
+        c3 = _fma(-(dbv * r).astype(T), s, (-c2 * m).astype(T))[..., None, None]
+        c1 = (r[..., None] * gam).astype(T)[..., None]
+        x4, dy4 = x.reshape(N, G, D, HW), dy.reshape(N, G, D, HW)
+        dx = (_fma(c1, dy4, (c2[..., None, None] * x4).astype(T)) + c3).astype(T).reshape(x.shape)
+        dw, dbias = np.zeros((G, D), T), np.zeros((G, D), T)
+        for k in range(N):                                 # GammaBackward, BetaBackward: sample by sample, fused
+            dw = _fma(_fma(-db[k], m[k, :, None], ds[k]), r[k, :, None], dw)
+            dbias = (dbias + db[k]).astype(T)
+        return dx, dw.reshape(C), dbias.reshape(C)
+
+def _gn_moments(x: np.ndarray, G: int, eps: float) -> tuple:
+    "The kernel's mean and rstd of each (sample, group): RowwiseMoments, then 1/sqrt(var + eps) in double."
+    T = x.dtype.type
+    mean, var = _moments(x.reshape(x.shape[0] * G, -1), 32 // x.itemsize)
+    return mean, (1.0 / np.sqrt(np.maximum(var, 0).astype(np.float64) + eps)).astype(T)
+
+# %% ../../nbs/11d_normalization.ipynb #594b370d
+class _GroupNormGrad(Function):
+    """`out` (the tensor-op group norm above) as it is, with PyTorch's kernel gradient (to the last bit) for the
+    input and parameters; with `create_graph` the gradient goes through `out`'s own graph instead."""
+    _node_name = 'NativeGroupNormBackward0'
+    @staticmethod
+    def forward(ctx, x, w, b, out, G, eps):
+        ctx.save_for_backward(x, w, b)
+        ctx.G, ctx.eps = G, eps
+        return out
+    @staticmethod
+    def backward(ctx, g):
+        need = ctx.needs_input_grad
+        if minitorch.is_grad_enabled() and need[3]: return None, None, None, g, None, None
+        x, w, b = ctx.saved_tensors
+        xs = np.ascontiguousarray(x.detach().numpy()).reshape(x.shape[0], x.shape[1], -1)
+        mean, rstd = _gn_moments(xs, ctx.G, ctx.eps)
+        wn = None if w is None else np.ascontiguousarray(w.detach().numpy())
+        dy = np.ascontiguousarray(g.detach().numpy(), dtype=xs.dtype).reshape(xs.shape)
+        dx, dw, db = _gn_backward(dy, xs, mean, rstd, wn, ctx.G)
+        t = lambda a, like: minitorch.tensor(a.reshape(tuple(like.shape)), dtype=like.dtype)
+        return (t(dx, x) if need[0] else None, t(dw, w) if need[1] else None, t(db, b) if need[2] else None,
+                None, None, None)
+
+_group_norm_ops = group_norm   # the tensor-op version (the exercise)
+
+def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bias: Tensor | None = None,
+               eps: float = 1e-5) -> Tensor:
+    "Normalise each of `num_groups` channel groups per sample, then scale by `weight` and shift by `bias` per channel."
+    out = _group_norm_ops(input, num_groups, weight, bias, eps)
+    if not out.requires_grad or input.dtype not in (minitorch.float32, minitorch.float64): return out
+    n = input.numel()   # (the replay: cpu, numpy storage, one 16-vector chunk per group, up to 65536 elements)
+    if (input._device.type != 'cpu' or type(input._data.storage) is not np.ndarray or not 0 < n <= 1 << 16
+            or n // (input.shape[0] * num_groups) >= 512 // input.element_size()): return out
+    if any(t is not None and (t._device.type != 'cpu' or t.dtype is not input.dtype or tuple(t.shape) != (input.shape[1],))
+           for t in (weight, bias)): return out
+    return _GroupNormGrad.apply(input, weight, bias, out, num_groups, eps)
+
 # %% ../../nbs/11d_normalization.ipynb #e421956e
 for _f in (_ScaleGrad, _embedding_renorm_, embedding, normalize, dropout, layer_norm, batch_norm, _check_p, _feature_mask,
            _alpha_apply, _spatial_warn, dropout1d, dropout2d, dropout3d, alpha_dropout, feature_alpha_dropout, instance_norm,
