@@ -580,7 +580,9 @@ def _torch_index_errors() -> Iterator[None]:
 def cumulative(self: NumpyBackend, op: str, a: TensorData, dim: int, out_dtype: dtype) -> TensorData:
     "Inclusive scan (`cumsum`/`cumprod`/`cummax`/`cummin`) along `dim`."
     x = _load(a, op)
-    if op == 'cumsum': r = np.cumsum(x, axis=dim, dtype=np.int64 if x.dtype.kind in 'biu' else None)
+    if op == 'cumsum':   # PyTorch's running sum starts at +0: [-0., -0.] sums to [0., 0.] (numpy keeps -0.)
+        r = np.cumsum(x, axis=dim, dtype=np.int64 if x.dtype.kind in 'biu' else None)
+        if r.dtype.kind in 'fc': r += 0
     elif op == 'cumprod': r = np.cumprod(x, axis=dim, dtype=np.int64 if x.dtype.kind in 'biu' else None)
     elif op == 'cummax': r = np.maximum.accumulate(x, axis=dim)
     else: r = np.minimum.accumulate(x, axis=dim)

@@ -255,3 +255,13 @@ def test_full_sum_in_torch_order(dt):
         assert np.asarray(m.sum()) == t.sum().numpy(), n
         assert np.asarray(m.mean()) == t.mean().numpy(), n
         assert torch_sum_1d(v) == t.sum().numpy()
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16", "complex64", "complex128"])
+def test_cumsum_of_negative_zeros_starts_at_plus_zero(dtype):
+    "torch's running sum starts at +0: cumsum([-0., -0.]) is [0., 0.] (seed 411201: reciprocal gave -inf), a 0-d stays -0."
+    for v in ([-0., -0., -1.], [[-0., -0.], [-0., 1.]], -0.):
+        a = mt.tensor(v).to(getattr(mt, dtype)).cumsum(0)
+        b = torch.tensor(v).to(getattr(torch, dtype)).cumsum(0)
+        for part in ((lambda t: t.real, lambda t: t.imag) if b.is_complex() else (lambda t: t,)):
+            assert (1 / part(a).float()).tolist() == (1 / part(b).float()).tolist()
