@@ -1635,6 +1635,7 @@ def _blame_grad(prog: Program, timeout: float) -> str:
     "The op of a chain whose gradient goes wrong first: the shortest prefix of the chain with a grad mismatch."
     for k in range(1, len(prog.steps)):
         sub = Program(prog.seed, prog.dtype, prog.layout, prog.shape, prog.steps[:k], prog.device, prog.input_seed)
+        sub.chain_len = k             # replays the first k recorded steps (no chain_rng: it draws none)
         if any(m.kind == 'grad' for m in run_program(sub, timeout)):
             return prog.steps[k - 1].op.name
     return prog.steps[-1].op.name
@@ -1737,10 +1738,12 @@ def _run(prog: Program, report, check_grad: bool):
             info.idx_ties and x_t is not None and _has_ties(x_t)) and not (     # ties: which element gets the grad differs
             info.name == 'nn.functional.pdist' and x_t is not None and x_t.shape[0] == 0)   # torch's backward crashes
         i += 1
-        if chain_rng is None or i >= n_steps: break
+        if i >= n_steps: break
         nt, nm = first_tensor(rt), first_tensor(rm)
         if nt is None or nm is None or not _is_t(nt): break
         env['X_t'], env['X_m'] = nt, nm
+        if i < len(prog.steps): continue          # a step already recorded (a replayed chain): run it again
+        if chain_rng is None: break
         meta = Meta(tuple(nt.shape), tname(nt))
         cands = [o for o in prog.chain_ops if meta.dtype in o.dtypes]
         if not cands: break

@@ -89,3 +89,29 @@ def test_multi_margin_loss_1d_input_shape(target, reduction):
     ours = minitorch.nn.functional.multi_margin_loss(_mt(x), _mt(y), reduction=reduction)
     assert tuple(ours.shape) == tuple(want.shape)
     torch.testing.assert_close(torch.tensor(ours.tolist()), want)
+
+
+def _kernels(L):
+    return [L.tensor(2), L.tensor([2]), L.tensor(2, dtype=L.uint8), (L.tensor(2), 2, L.tensor(1)), L.tensor(2.0),
+            L.tensor([2, 2, 2])]
+
+
+@pytest.mark.parametrize('name', ['max_pool3d', 'avg_pool3d', 'lp_pool3d', 'max_pool3d_with_indices'])
+@pytest.mark.parametrize('ki', range(6))
+@pytest.mark.parametrize('by_kw', [False, True])
+def test_pool3d_integer_tensor_kernel(name, ki, by_kw):
+    # PyTorch's int[] parser reads a 0-d (or one-element) integer tensor as an int; a float one is a TypeError;
+    # lp_pool3d's Python `_triple` iterates the tensor first (TypeError / ValueError)
+    x = torch.randn(1, 2, 4, 5, 4)
+    pre = (2.0,) if name == 'lp_pool3d' else ()
+    tf, mf = getattr(torch.nn.functional, name), getattr(minitorch.nn.functional, name)
+    kt, km = _kernels(torch)[ki], _kernels(minitorch)[ki]
+    call = lambda f, xx, k, s: f(xx, *pre, kernel_size=k, stride=s) if by_kw else f(xx, *pre, k, s)
+    for st, sm in [(None, None), (torch.tensor(1), minitorch.tensor(1))]:
+        want, ours = _call(lambda: call(tf, x, kt, st)), _call(lambda: call(mf, _mt(x), km, sm))
+        if isinstance(want, type):
+            assert ours is want
+            continue
+        assert not isinstance(ours, type), ours
+        for w, o in zip(want if isinstance(want, tuple) else (want,), ours if isinstance(ours, tuple) else (ours,)):
+            torch.testing.assert_close(torch.tensor(o.tolist(), dtype=w.dtype), w)

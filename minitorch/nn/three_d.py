@@ -166,13 +166,21 @@ def _stride3(stride: Any, kernel: tuple) -> tuple:
     return kernel if stride is None or (isinstance(stride, (tuple, list)) and len(stride) == 0) else _triple(stride)
 
 # %% ../../nbs/12i_three_d.ipynb #23815537
+import operator
+from .pool_ops import _check_int_args, _int_args
+
+def _ints(v: Any) -> Any:
+    "An `int[]` argument as PyTorch's parser reads it: plain ints (a 0-d or one-element integer tensor is one)."
+    if v is None or type(v) is int: return v
+    return tuple(operator.index(e) for e in v) if isinstance(v, (tuple, list)) else operator.index(v)
+
 def max_pool3d(input: Tensor, kernel_size: int | tuple, stride: int | tuple | None = None, padding: int | tuple = 0,
                dilation: int | tuple = 1, ceil_mode: bool = False, return_indices: bool = False) -> Tensor:
     "Max over each 3-D window: the max over `(H, W)` windows, then over depth windows (max is separable)."
-    from minitorch.nn.pooling import _check_int_args      # PyTorch's argument parser, before the tensor is read
     _check_int_args('max_pool3d', ('kernel_size', 2, kernel_size), ('stride', 3, stride), ('padding', 4, padding),
                     ('dilation', 5, dilation))
-    _pool_input('max_pool3d', input)
+    _pool_input('max_pool3d', input)       # (PyTorch's argument parser checked the ints before reading the tensor)
+    kernel_size, stride, padding, dilation = _ints(kernel_size), _ints(stride), _ints(padding), _ints(dilation)
     if return_indices: return max_pool3d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
     k, p, d = _triple(kernel_size), _triple(padding), _triple(dilation)
     s = _stride3(stride, k)
@@ -180,30 +188,12 @@ def max_pool3d(input: Tensor, kernel_size: int | tuple, stride: int | tuple | No
                       lambda v: F.max_pool1d(v, k[0], s[0], p[0], d[0], ceil_mode))
 
 # %% ../../nbs/12i_three_d.ipynb #356c8df5
-import functools
-
-def _int_args(fname: str, *names: str):
-    "PyTorch's `int[]` argument check for a C-level pool: the message names a position only when the argument was positional."
-    def deco(f):
-        @functools.wraps(f)
-        def g(*args, **kwargs):
-            from minitorch.nn.pooling import _check_int_args
-            for pos, name in enumerate(names, 2):            # `input` is position 1
-                kw = len(args) < pos
-                if kw and name not in kwargs: continue
-                try: _check_int_args(fname, (name, pos, kwargs[name] if kw else args[pos - 1]))
-                except TypeError as e:
-                    if not kw: raise
-                    raise TypeError(str(e).replace(f" (position {pos})", "")) from None
-            return f(*args, **kwargs)
-        return g
-    return deco
-
 @_int_args('avg_pool3d', 'kernel_size', 'stride', 'padding')
 def avg_pool3d(input: Tensor, kernel_size: int | tuple, stride: int | tuple | None = None, padding: int | tuple = 0,
                ceil_mode: bool = False, count_include_pad: bool = True, divisor_override: int | None = None) -> Tensor:
     "Mean over each 3-D window: a window's count of cells is the product of its counts along each axis."
     _pool_input('avg_pool3d', input)
+    kernel_size, stride, padding = _ints(kernel_size), _ints(stride), _ints(padding)
     if divisor_override is not None and divisor_override == 0: raise RuntimeError("divisor must be not zero")
     k, p = _triple(kernel_size), _triple(padding)
     s, one = _stride3(stride, k), None if divisor_override is None else 1   # with an override: sums, then divide
@@ -321,8 +311,8 @@ def max_pool3d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None,
                             ceil_mode: bool = False, return_indices: bool = False) -> tuple:
     "The max pool and, per output cell, the flat `d·H·W + h·W + w` position of its maximum."
     out = max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode)
-    k, p, d = _triple(kernel_size), _triple(padding), _triple(dilation)
-    s = _stride3(stride, k)
+    k, p, d = _triple(_ints(kernel_size)), _triple(_ints(padding)), _triple(_ints(dilation))
+    s = _stride3(_ints(stride), k)
     axes = [_pool_axis(n, o, *a) for n, o, a in zip(input.shape[-3:], out.shape[-3:], zip(k, s, p, d))]
     return out, _window_argmax(input, axes)
 
@@ -378,11 +368,12 @@ from ..api_compat import _LazyConvTransposeMixin
 
 def lp_pool3d(input: Tensor, norm_type: float, kernel_size: Any, stride: Any = None, ceil_mode: bool = False) -> Tensor:
     "$(\\sum_{window} x^p)^{1/p}$ over windows of `(N, C, D, H, W)`."
+    # PyTorch's Python `_triple` comes first, and iterates a tensor: a 0-d one raises TypeError, a (1,) one ValueError
+    kd, kh, kw = tuple(kernel_size) if isinstance(kernel_size, (tuple, list, Tensor)) else (kernel_size,) * 3
     if norm_type == math.inf: return max_pool3d(input.abs(), kernel_size, stride, 0, 1, ceil_mode)
     if norm_type == -math.inf: return -max_pool3d(-input.abs(), kernel_size, stride, 0, 1, ceil_mode)
-    from minitorch.nn.pooling import _check_int_args      # what PyTorch's positional `avg_pool3d` call reports
-    _check_int_args('avg_pool3d', ('kernel_size', 2, kernel_size), ('stride', 3, stride))
-    kd, kh, kw = _triple(kernel_size)
+    _check_int_args('avg_pool3d', ('kernel_size', 2, kernel_size), ('stride', 3, stride))   # its positional call's report
+    kd, kh, kw = _ints((kd, kh, kw))
     return _lp_finish(avg_pool3d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode), kd * kh * kw, norm_type)
 
 class LPPool3d(_LPPoolNd):
