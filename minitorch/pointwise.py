@@ -123,6 +123,29 @@ def _relaid(d: TensorData, ops: Any, wrapped: bool, bk: Any, od: dtype) -> Tenso
     td.storage, td.shape, td.strides, td.offset = c.storage, d.shape, strides, c.offset
     return td
 
+def _in_order(d: TensorData, slow: list) -> TensorData:
+    "A view of `d` with its dims reordered to `slow` (same storage, no copy)."
+    v = object.__new__(TensorData)
+    v.storage, v.offset = d.storage, d.offset
+    v.shape, v.strides = tuple(d.shape[i] for i in slow), tuple(d.strides[i] for i in slow)
+    return v
+
+def _run_laid(run: Any, ds: tuple, like: tuple) -> TensorData | None:
+    "`run(*ds)` (a backend kernel on same-shape data) written straight in the layout TensorIterator gives operands"
+    "`like`: the operands are read in that memory order, one pass, no copy after. None when the layout is row-major."
+    shape = ds[0].shape
+    if ds[0].numel <= 1: return None
+    strides = _layout_of(shape, [(shape, d.strides) for d in like], False)
+    if strides is None: return None
+    slow = sorted(range(len(shape)), key=lambda i: -strides[i])   # memory order, slowest dim first
+    c = run(*(_in_order(d, slow) for d in ds))
+    st = list(strides)
+    for k, i in enumerate(slow):
+        if shape[i] != 1: st[i] = c.strides[k]   # (c's own strides, back in the original dim order)
+    td = object.__new__(TensorData)
+    td.storage, td.shape, td.strides, td.offset = c.storage, shape, tuple(st), c.offset
+    return td
+
 def _not_row_major(s: tuple, a: Any, b: Any) -> bool:
     "Whether a tensor among `a`, `b` is not row-major: neither the result's strides `s` nor their tail (broadcast)."
     for x in (a, b):
@@ -138,11 +161,11 @@ def binary_forward(op: str, a: Any, b: Any, dtype_: dtype | None = None, out_dty
     if dtype_ is None and out_dtype is None and isinstance(a, Tensor) and isinstance(b, Tensor):
         d, dev, ad, bd = a.dtype, a._device, a._data, b._data   # the common case first: one dtype, device, shape
         if d is b.dtype and dev is b._device and ad.shape == bd.shape and d.name not in _LOW16 and op not in _REFUSE:
-            bk = get_backend(dev.type)
-            r = bk.zip(op, ad, bd, d)
-            s = r.strides   # row-major operands have the (row-major) result's strides: nothing more to do
-            if ad.strides != s or bd.strides != s: r = _relaid(r, (ad, bd), False, bk, d)
-            return Tensor._make(r, d, dev)
+            bk, sa = get_backend(dev.type), ad.strides
+            if sa != bd.strides or sa != _contiguous_strides(ad.shape):   # an operand not row-major (rare)
+                r = _run_laid(lambda p, q: bk.zip(op, p, q, d), (ad, bd), (ad, bd))
+                if r is not None: return Tensor._make(r, d, dev)
+            return Tensor._make(bk.zip(op, ad, bd, d), d, dev)
     d = dtype_ or _result_type(a, b)
     if op in _REFUSE: check_kernel(op, d)
     dev = _device_of(a, b)
@@ -177,9 +200,10 @@ def unary_forward(op: str, x: Tensor, out_dtype: dtype | None = None, in_dtype: 
     bk = get_backend(x._device.type)
     xd = x._data if in_dtype is None or in_dtype is x.dtype else bk.copy(x._data, in_dtype)
     od = out_dtype or in_dtype or x.dtype
-    r = bk.map(op, xd, od)
-    if x._data.strides != r.strides: r = _relaid(r, (x._data,), False, bk, od)   # (x's own layout, not the cast's)
-    return Tensor._make(r, od, x._device)
+    if x._data.strides != _contiguous_strides(x._data.shape):   # laid out as x (not as its cast copy)
+        r = _run_laid(lambda p: bk.map(op, p, od), (xd,), (x._data,))
+        if r is not None: return Tensor._make(r, od, x._device)
+    return Tensor._make(bk.map(op, xd, od), od, x._device)
 
 # %% ../nbs/08_ops.ipynb #37ffe041
 def _float_of(d: dtype) -> dtype:

@@ -204,3 +204,14 @@ def test_row_major_composites(op):
 def test_rrelu_seed_agrees(seed):
     # rrelu(training=False) of a transposed input is row-major in PyTorch (a later `view` works)
     assert opinfo.run_program(opinfo.draw_program(seed, cuda_p=0.02)) == []
+
+
+def test_permuted_operands_are_read_in_memory_order():
+    "A transposed pair runs the kernel on views in memory order (no copy after): values and strides as torch's."
+    import numpy as np
+    g = np.random.default_rng(0)
+    a, b = g.standard_normal((64, 48)).astype(np.float32), g.standard_normal((64, 48)).astype(np.float32)
+    x, y, tx, ty = mt.tensor(a).t(), mt.tensor(b).t(), torch.tensor(a).t(), torch.tensor(b).t()
+    for got, want in ((x + y, tx + ty), (x * y, tx * ty), (x.exp(), tx.exp()), (x.to(mt.float64).sin(), tx.double().sin())):
+        assert got.stride() == want.stride()
+        torch.testing.assert_close(torch.tensor(got.tolist(), dtype=want.dtype), want)
