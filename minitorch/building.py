@@ -371,7 +371,8 @@ class _Take(Function):
     def forward(ctx, x, i, shape):
         ctx.shape = tuple(x.shape)
         ctx.save_for_backward(i)
-        return flatten(x).index_select(0, i).reshape(shape)
+        out = flatten(x).index_select(0, i).reshape(shape)
+        return out if out._base is None else out.clone()   # a new tensor, as torch's (detach_() works on it)
     @staticmethod
     def backward(ctx, g):
         i, = ctx.saved_tensors

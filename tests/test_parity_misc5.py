@@ -123,7 +123,6 @@ def test_group_norm_result_is_not_a_view(affine):
         assert y.detach_() is y
 
 
-@pytest.mark.xfail(strict=True, reason="take (nbs/08db_building.ipynb, not ours) returns a reshape of its result")
 @pytest.mark.parametrize("index", [3, [1, 2], [[1, 2], [3, 4]]])
 def test_take_result_detaches_in_place(index):
     x = np.arange(10.).reshape(5, 2)
