@@ -155,3 +155,14 @@ def test_pad_mode_dtypes(mode, dt):     # the CPU reflect/replicate kernels refu
         want = _shape_or_err(lambda: TF.pad(x, p, mode=mode))
         got = _shape_or_err(lambda: MF.pad(minitorch.zeros(shape, dtype=getattr(minitorch, dt)), p, mode=mode))
         assert got == want, (shape, p)
+
+
+@pytest.mark.parametrize("fn,shape", [("max_pool2d", (1, 2, 6, 6)), ("avg_pool2d", (1, 2, 6, 6)),
+                                      ("max_pool1d", (1, 2, 6)), ("avg_pool1d", (1, 2, 6))])
+@pytest.mark.parametrize("k", [2, [2]])
+def test_pool_integer_tensor_arguments(fn, shape, k):
+    "A 0-d or one-element integer tensor is an int to PyTorch's parser (was a numba TypingError)."
+    x = torch.rand(shape)
+    want = getattr(torch.nn.functional, fn)(x, torch.tensor(k), stride=torch.tensor(k))
+    got = getattr(minitorch.nn.functional, fn)(minitorch.tensor(x.tolist()), minitorch.tensor(k), stride=minitorch.tensor(k))
+    assert got.tolist() == want.tolist()

@@ -94,15 +94,25 @@ def _check_int_args(fname: str, *args: tuple) -> None:
             raise TypeError(f"{fname}(): argument '{name}' failed to unpack the object at pos {i + 1} with error "
                             f"\"type must be tuple of ints,but got {type(e).__name__}\"")
 
+def _ints(v: Any) -> Any:
+    "An `int[]` argument as PyTorch's parser reads it: plain ints (a 0-d or one-element integer tensor is one)."
+    if v is None or type(v) is int: return v
+    return tuple(e.__index__() for e in v) if isinstance(v, (tuple, list)) else v.__index__()   # (operator.index)
+
 def _int_args(fname: str, *names: str):
     "Check the `int[]` arguments `names` (positions 2, 3, ... after `input`) of a pool PyTorch binds in C, "\
     "whose parser names the position only of an argument given by position."
     def deco(f):
         @functools.wraps(f)
         def g(*args, **kwargs):
-            for pos, name in enumerate(names, 2):
-                if pos <= len(args): _check_int_args(fname, (name, pos, args[pos - 1]))
-                elif name in kwargs: _check_int_args(fname, (name, None, kwargs[name]))
+            args = list(args)
+            for pos, name in enumerate(names, 2):   # checked, then read as plain ints
+                if pos <= len(args):
+                    _check_int_args(fname, (name, pos, args[pos - 1]))
+                    args[pos - 1] = _ints(args[pos - 1])
+                elif name in kwargs:
+                    _check_int_args(fname, (name, None, kwargs[name]))
+                    kwargs[name] = _ints(kwargs[name])
             return f(*args, **kwargs)
         return g
     return deco
@@ -124,6 +134,7 @@ def max_pool2d(input: Tensor, kernel_size: int | tuple, stride: int | tuple | No
     "Max over each `kernel_size` window of `(N, C, H, W)`; with `return_indices`, also each max's flat index `h*W+w`."
     _check_int_args('max_pool2d_with_indices' if return_indices else 'max_pool2d', ('kernel_size', 2, kernel_size),
                     ('stride', 3, stride), ('padding', 4, padding), ('dilation', 5, dilation))
+    kernel_size, stride, padding, dilation = _ints(kernel_size), _ints(stride), _ints(padding), _ints(dilation)
     _pool2d_check(input, 'max_pool2d', kernel_size, stride, padding, dilation, ceil_mode)
     unbatched = input.ndim == 3
     if unbatched: input = input.unsqueeze(0)
@@ -214,6 +225,7 @@ def max_pool1d(input: Tensor, kernel_size: int | tuple, stride: int | tuple | No
     "Max over each window of `(N, C, L)`: a `max_pool2d` of the height-1 image; indices are positions in `L`."
     _check_int_args('max_pool1d_with_indices' if return_indices else 'max_pool1d', ('kernel_size', 2, kernel_size),
                     ('stride', 3, stride), ('padding', 4, padding), ('dilation', 5, dilation))
+    kernel_size, stride, padding, dilation = _ints(kernel_size), _ints(stride), _ints(padding), _ints(dilation)
     _check_1d('max_pool1d', input)
     if not return_indices and not input.dtype.is_floating_point:   # the value-only kernel is for floats alone
         raise NotImplementedError(f"\"max_pool1d_impl\" not implemented for '{minitorch.ops.torch_name(input.dtype)}'")

@@ -20,7 +20,7 @@ from .modules import Module
 from ..pointwise import torch_name
 # Every name of 11a_pooling (minitorch.nn.pool_ops), so `from minitorch.nn.pooling import X` keeps working for all of them
 from .pool_ops import *
-from .pool_ops import (_MaxPoolNd, _check_int_args, _int_args, _is_int_arg, _adaptive_avg_windows, _adaptive_bounds, _adaptive_matrix, _adaptive_max_nb, _avg_divisor, _avg_pool2d_check, _check_1d, _check_nd, _dim_size, _output_size, _pool2d_check, _pool_args, _pool_out)
+from .pool_ops import (_MaxPoolNd, _check_int_args, _int_args, _ints, _is_int_arg, _adaptive_avg_windows, _adaptive_bounds, _adaptive_matrix, _adaptive_max_nb, _avg_divisor, _avg_pool2d_check, _check_1d, _check_nd, _dim_size, _output_size, _pool2d_check, _pool_args, _pool_out)
 _all_ = ['max_pool2d', 'avg_pool2d', 'max_pool1d', 'avg_pool1d', 'adaptive_avg_pool2d', 'adaptive_avg_pool1d', 'adaptive_max_pool2d']
 
 

@@ -166,13 +166,7 @@ def _stride3(stride: Any, kernel: tuple) -> tuple:
     return kernel if stride is None or (isinstance(stride, (tuple, list)) and len(stride) == 0) else _triple(stride)
 
 # %% ../../nbs/12i_three_d.ipynb #23815537
-import operator
-from .pool_ops import _check_int_args, _int_args
-
-def _ints(v: Any) -> Any:
-    "An `int[]` argument as PyTorch's parser reads it: plain ints (a 0-d or one-element integer tensor is one)."
-    if v is None or type(v) is int: return v
-    return tuple(operator.index(e) for e in v) if isinstance(v, (tuple, list)) else operator.index(v)
+from .pool_ops import _check_int_args, _int_args, _ints   # (chapter 11a: a tensor int is an int)
 
 def max_pool3d(input: Tensor, kernel_size: int | tuple, stride: int | tuple | None = None, padding: int | tuple = 0,
                dilation: int | tuple = 1, ceil_mode: bool = False, return_indices: bool = False) -> Tensor:
