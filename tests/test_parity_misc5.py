@@ -161,3 +161,52 @@ def test_group_norm_double_backward():
     np.testing.assert_allclose(gm.detach().numpy(), gt.detach().numpy(), rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(minitorch.autograd.grad(gm.sum(), mx)[0].numpy(), torch.autograd.grad(gt.sum(), x)[0].numpy(),
                                rtol=1e-7, atol=1e-9)
+
+
+# batch_norm: the tensor ops' values, PyTorch's kernel gradient for (N, C) inputs (per-thread fused sums; seeds 910051, 910064).
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape", [(3, 2), (2, 5), (9, 4), (17, 12), (6, 3, 1, 1)])
+@pytest.mark.parametrize("training", [True, False])
+@pytest.mark.parametrize("affine", [True, False])
+def test_batch_norm_kernel_grads(dtype, shape, training, affine):
+    rng = np.random.default_rng(sum(shape) + 7 * training + affine)
+    C = shape[1]
+    x, dy = rng.standard_normal(shape).astype(dtype), rng.standard_normal(shape).astype(dtype)
+    w, b, rm = (rng.standard_normal(C).astype(dtype) for _ in range(3))
+    rv = (rng.random(C) + 0.5).astype(dtype)
+    grads = []
+    for lib in (torch, minitorch):
+        F = torch.nn.functional if lib is torch else MF
+        ts = [lib.tensor(a, requires_grad=True) for a in (x, w, b)]
+        y = F.batch_norm(ts[0], lib.tensor(rm), lib.tensor(rv), ts[1] if affine else None, ts[2] if affine else None,
+                         training=training)
+        y.backward(lib.tensor(dy))
+        grads.append([t.grad.numpy() for t in (ts if affine else ts[:1])])
+    for g, m in zip(*grads): np.testing.assert_array_equal(m, g)
+
+
+def test_batch_norm_chain_of_constant_channels():
+    # an expanded (constant) input: the gradients of a chain are pure rounding, and agree only bit for bit
+    x0 = np.random.default_rng(3).standard_normal((1, 2)).astype('float32')
+    ps = [np.random.default_rng(k).standard_normal(2).astype('float32') for k in range(4)]
+    ps[1] = np.abs(ps[1]) + 0.5
+    grads = []
+    for lib in (torch, minitorch):
+        F = torch.nn.functional if lib is torch else MF
+        w, b = lib.tensor(ps[2], requires_grad=True), lib.tensor(ps[3], requires_grad=True)
+        y = lib.tensor(x0).expand(3, 2)
+        for training in (False, True, False, False, True):
+            y = F.batch_norm(y, lib.tensor(ps[0]), lib.tensor(ps[1]), w, b, training=training)
+        y.sum().backward()
+        grads.append((w.grad.numpy(), b.grad.numpy()))
+    for g, m in zip(*grads): np.testing.assert_array_equal(m, g)
+
+
+def test_batch_norm_double_backward():
+    x = np.random.default_rng(5).standard_normal((4, 3))
+    tx, mx = torch.tensor(x, requires_grad=True), minitorch.tensor(x, requires_grad=True)
+    gt, = torch.autograd.grad((torch.nn.functional.batch_norm(tx, None, None, training=True) ** 3).sum(), tx, create_graph=True)
+    gm, = minitorch.autograd.grad((MF.batch_norm(mx, None, None, training=True) ** 3).sum(), mx, create_graph=True)
+    torch.testing.assert_close(torch.tensor(gm.detach().numpy()), gt.detach())
+    (ht,), (hm,) = torch.autograd.grad(gt.sum(), tx), minitorch.autograd.grad(gm.sum(), mx)
+    torch.testing.assert_close(torch.tensor(hm.numpy()), ht)

@@ -567,6 +567,131 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bia
            for t in (weight, bias)): return out
     return _GroupNormGrad.apply(input, weight, bias, out, num_groups, eps)
 
+# %% ../../nbs/11d_normalization.ipynb #cd74e878
+import os
+
+def _bn_threads() -> int:
+    "How many threads PyTorch's CPU kernels split work over here (its default: OMP_NUM_THREADS, else the usable cores)."
+    env = os.environ.get('OMP_NUM_THREADS', '')
+    return int(env) if env.isdigit() and int(env) > 0 else len(os.sched_getaffinity(0))
+
+def _bn_parts(N: int) -> list:
+    "at::parallel_for's split of N rows (grain 1) over the threads: equal chunks, the last one short."
+    t = min(_bn_threads(), N)
+    ch = -(-N // t)
+    return [range(i, min(N, i + ch)) for i in range(0, N, ch)]
+
+def _bn_stats(x: np.ndarray, eps: float, contiguous: bool) -> tuple:
+    """The kernel's saved mean and invstd per channel of `x` (N, C): rows added per thread (squares fused), the
+    threads' sums added in double; a strided input takes at::mean's float sum, then double squares."""
+    T = x.dtype.type
+    N = x.shape[0]
+    with np.errstate(all='ignore'):
+        if not contiguous:
+            mean = (np.cumsum(x, 0, dtype=T)[-1] / T(N)).astype(T)
+            d = x.astype(np.float64) - mean
+            vs = np.cumsum(d * d, 0)[-1].astype(T)
+        elif N <= _bn_threads():                           # (few rows: one loop in double)
+            mean = (np.cumsum(x.astype(np.float64), 0)[-1] / N).astype(T)
+            d = (x - mean).astype(T)
+            vs = np.zeros(x.shape[1], T)                   # (the squares fused into the sum)
+            for r in range(N): vs = _fma(d[r], d[r], vs)
+        else:
+            parts = _bn_parts(N)
+            s = np.zeros(x.shape[1])
+            for p in parts: s = s + np.cumsum(x[p.start:p.stop], 0, dtype=T)[-1]
+            mean, s = (s / N).astype(T), np.zeros(x.shape[1])
+            for p in parts:
+                acc = np.zeros(x.shape[1], T)
+                for r in p:
+                    d = (x[r] - mean).astype(T)
+                    acc = _fma(d, d, acc)
+                s = s + acc
+            vs = s.astype(T)
+        var = (vs / T(N)).astype(T).astype(np.float64)
+        inv = np.where((var != 0) | (eps != 0), 1 / np.sqrt(var + eps), 0).astype(T)
+    return mean, inv
+
+def _bn_backward(dy: np.ndarray, x: np.ndarray, mean: np.ndarray, invstd: np.ndarray, w: np.ndarray | None,
+                 train: bool, contiguous: bool) -> tuple:
+    """PyTorch's CPU batch-norm backward over `x`, `dy` (N, C): the sums of dy and (x - mean)*dy (per thread, fused,
+    then added in double; a strided input: at::sum and a double loop); k = dotp*invstd^2/N,
+    dX = (dy - sum/N - (x - mean)*k) * invstd * w (eval: dy*invstd*w); dW = dotp*invstd, dB = sum."""
+    T = x.dtype.type
+    N, C = x.shape
+    with np.errstate(all='ignore'):
+        xc = (x - mean).astype(T)
+        if contiguous:
+            s, dotp = np.zeros(C), np.zeros(C)
+            for p in _bn_parts(N):
+                sa, da = np.zeros(C, T), np.zeros(C, T)
+                for r in p: sa, da = (sa + dy[r]).astype(T), _fma(xc[r], dy[r], da)
+                s, dotp = s + sa, dotp + da
+            s, dotp = s.astype(T), dotp.astype(T)
+        else:
+            s = np.cumsum(dy, 0, dtype=T)[-1]
+            dotp = np.cumsum((xc * dy).astype(T).astype(np.float64), 0)[-1]
+        wv = np.ones(C, T) if w is None else w
+        if train:
+            k = (((dotp.astype(T) * invstd).astype(T) * invstd).astype(T) / T(N)).astype(T)
+            gm = (s / T(N)).astype(T)
+            dx = ((dy - gm).astype(T) - (xc * k).astype(T)).astype(T)
+            if contiguous:                                 # (its whole vectors of channels fuse `- (x - mean)*k`)
+                v = C - C % (32 // x.itemsize)
+                dx[:, :v] = _fma(-xc[:, :v], k[:v], (dy - gm).astype(T)[:, :v])
+            dx = ((dx * invstd).astype(T) * wv).astype(T)
+        else: dx = ((dy * invstd).astype(T) * wv).astype(T)
+        dw = (dotp * invstd).astype(T) if contiguous else (dotp * invstd.astype(np.float64)).astype(T)
+        return dx, dw, s.astype(T)
+
+class _BatchNormGrad(Function):
+    """`out` (the tensor-op batch norm above) as it is, with PyTorch's kernel gradient (to the last bit) for the
+    input and parameters; with `create_graph` the gradient goes through `out`'s own graph instead."""
+    _node_name = 'NativeBatchNormBackward0'
+    @staticmethod
+    def forward(ctx, x, w, b, out, rm, rv, training, eps):
+        ctx.save_for_backward(x, w, b)
+        ctx.stats = None if training else (rm.detach().numpy().copy(), rv.detach().numpy().copy())
+        ctx.contig, ctx.eps = x.is_contiguous(), eps
+        return out
+    @staticmethod
+    def backward(ctx, g):
+        need = ctx.needs_input_grad
+        if minitorch.is_grad_enabled() and need[3]: return None, None, None, g, None, None, None, None
+        x, w, b = ctx.saved_tensors
+        xs = np.ascontiguousarray(x.detach().numpy()).reshape(x.shape[0], x.shape[1])
+        T = xs.dtype.type
+        if ctx.stats is None: mean, inv = _bn_stats(xs, ctx.eps, ctx.contig)
+        else:
+            mean = ctx.stats[0].astype(T)
+            inv = (1 / np.sqrt(ctx.stats[1].astype(np.float64) + ctx.eps)).astype(T)   # (std::sqrt in double)
+        wn = None if w is None else np.ascontiguousarray(w.detach().numpy())
+        dy = np.ascontiguousarray(g.detach().numpy(), dtype=xs.dtype).reshape(xs.shape)
+        contig = ctx.contig and g.is_contiguous()
+        dx, dw, db = _bn_backward(dy, xs, mean, inv, wn, ctx.stats is None, contig)
+        t = lambda a, like: minitorch.tensor(a.reshape(tuple(like.shape)), dtype=like.dtype)
+        return (t(dx, x) if need[0] else None, t(dw, w) if need[1] else None, t(db, b) if need[2] else None,
+                None, None, None, None, None)
+
+_batch_norm_ops = batch_norm   # the tensor-op version (the exercise)
+
+def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None,
+               weight: Tensor | None = None, bias: Tensor | None = None, training: bool = False,
+               momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+    "Normalise each channel (dim 1) over the batch and spatial dims; update the running stats in training."
+    out = _batch_norm_ops(input, running_mean, running_var, weight, bias, training, momentum, eps)
+    if not out.requires_grad or input.dtype not in (minitorch.float32, minitorch.float64): return out
+    if (input._device.type != 'cpu' or type(input._data.storage) is not np.ndarray or not 0 < input.numel() <= 1 << 16
+            or input.ndim < 2 or input.numel() != input.shape[0] * input.shape[1]): return out
+    # (the replay: cpu, numpy storage, one value per sample and channel, up to 65536 elements)
+    if any(t is not None and (t._device.type != 'cpu' or t.dtype is not input.dtype or tuple(t.shape) != (input.shape[1],))
+           for t in (weight, bias)): return out
+    if not training and (running_mean is None or running_var is None or running_mean.requires_grad or
+                         running_var.requires_grad or running_mean.dtype is not input.dtype or
+                         running_var.dtype is not input.dtype): return out
+    if not training: running_mean, running_var = running_mean.detach(), running_var.detach()
+    return _BatchNormGrad.apply(input, weight, bias, out, running_mean, running_var, training, eps)
+
 # %% ../../nbs/11d_normalization.ipynb #e421956e
 for _f in (_ScaleGrad, _embedding_renorm_, embedding, normalize, dropout, layer_norm, batch_norm, _check_p, _feature_mask,
            _alpha_apply, _spatial_warn, dropout1d, dropout2d, dropout3d, alpha_dropout, feature_alpha_dropout, instance_norm,
