@@ -189,6 +189,41 @@ def _cmul(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return out
 
 
+# %% ../nbs/05_backends.ipynb #fac45273
+def _vec_lanes(shape: tuple, strides: list, chunk: int) -> np.ndarray:
+    "Mask (numpy bool, `shape`) of the elements PyTorch's CPU TensorIterator hands to the vectorized body of a "\
+    "`cpu_kernel_vec` loop: operands' `strides` (in elements, one tuple each) pick the fast dim order and coalescing;"\
+    " each inner row runs `chunk`-wide blocks vectorized and its tail scalar."
+    nd = len(shape)
+    dims = [d for d in reversed(range(nd)) if shape[d] != 1]   # ties: the last dim is fastest
+    def key(d): return tuple(abs(s[d]) if s[d] else math.inf for s in strides)
+    dims.sort(key=key)                                   # fastest first (the first operand with a difference decides)
+    inner = dims[:1]
+    for d in dims[1:]:                                   # coalesce while every operand stays contiguous across the pair
+        p = inner[-1]
+        if all(s[d] == s[p] * shape[p] for s in strides): inner.append(d)
+        else: break
+    mask = np.zeros(shape, bool)
+    if not inner: return mask
+    n = math.prod(shape[d] for d in inner)
+    ok = sum(1 for s in strides if s[inner[0]] == 0) <= 1 and all(s[inner[0]] in (0, 1) for s in strides)
+    if not ok or n < chunk: return mask
+    pos, w = np.zeros(shape, np.int64), 1
+    for d in inner:
+        idx = np.arange(shape[d]).reshape([-1 if i == d else 1 for i in range(nd)])
+        pos = pos + idx * w; w *= shape[d]
+    return np.broadcast_to(pos < n // chunk * chunk, shape).copy()
+
+def _cneg(x: np.ndarray) -> np.ndarray:
+    "PyTorch's complex negation: 0 - z in its vector lanes (a zero part becomes +0), -z in its scalar code."
+    out = np.negative(x)
+    b = _simd_block(x.itemsize, 1)   # (measured: one vector a step, as its complex `*`)
+    if x.size < b: return out
+    lanes = _vec_lanes(x.shape, [tuple(s // x.itemsize for s in v.strides) for v in (out, x)], b)
+    np.subtract(x.dtype.type(0), x, out=out, where=lanes)
+    return out
+
+
 # %% ../nbs/05_backends.ipynb #cd1f0a02
 import os
 from llvmlite import ir
@@ -488,6 +523,7 @@ class NumpyBackend(Backend):
     def map(self, op: str, a: TensorData, out_dtype: dtype) -> TensorData:
         "Elementwise unary `op` of `a`, computed in float32 for 16-bit floats."
         if op == 'erf' and a.storage.dtype in _HALF_NP: return from_numpy(_np_erf_half(_load(a, op)), out_dtype)
+        if op == 'neg' and a.storage.dtype.kind == 'c': return from_numpy(_cneg(_load(a, op)), out_dtype)
         return from_numpy(MAP_OPS[op](_load(a, op)), out_dtype)
 
     def zip(self, op: str, a: TensorData, b: TensorData, out_dtype: dtype) -> TensorData:

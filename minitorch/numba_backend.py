@@ -312,7 +312,8 @@ class NumbaBackend(NumpyBackend):
         if (self.small("map", a.numel) or type(a.storage) is ConjStorage   # a conj view: read through numpy
                 or not supports("map", op, a.storage.dtype, out_dtype)
                 or (op == "erf" and a.storage.dtype.itemsize == 2)      # PyTorch's 16-bit erf polynomial
-                or (op == "reciprocal" and a.storage.dtype.kind == "c")):   # 1/0j = inf+nanj: the reference
+                or (op == "reciprocal" and a.storage.dtype.kind == "c")     # 1/0j = inf+nanj: the reference
+                or (op == "neg" and a.storage.dtype.kind == "c")):          # 0 - z in the vector lanes: the reference
             return super().map(op, a, out_dtype)
         out, out_raw, out_kind = _empty(a.shape, out_dtype)
         if out.numel:

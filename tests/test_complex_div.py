@@ -265,3 +265,14 @@ def test_cumsum_of_negative_zeros_starts_at_plus_zero(dtype):
         b = torch.tensor(v).to(getattr(torch, dtype)).cumsum(0)
         for part in ((lambda t: t.real, lambda t: t.imag) if b.is_complex() else (lambda t: t,)):
             assert (1 / part(a).float()).tolist() == (1 / part(b).float()).tolist()
+
+
+@pytest.mark.parametrize("n", [1, 7, 8, 9, 16, 17, 40])
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_complex_neg_zero_parts_like_torch(n, dtype):
+    "torch's vector lanes negate as 0 - z (+0 imaginary part), its scalar tail as -z (-0) (seed 616285: rsqrt's sign)."
+    z = mt.complex(mt.full((n,), 5.), mt.zeros(n)).to(getattr(mt, dtype))
+    t = torch.complex(torch.full((n,), 5.), torch.zeros(n)).to(getattr(torch, dtype))
+    for f in (lambda x: -x, lambda x: x.neg(), lambda x: x.reshape(1, n).expand(3, n).neg(), lambda x: x[::2].neg()):
+        assert f(z).imag.signbit().tolist() == f(t).imag.signbit().tolist()
+    assert (-z).rsqrt().imag.signbit().tolist() == (-t).rsqrt().imag.signbit().tolist()

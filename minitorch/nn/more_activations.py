@@ -130,29 +130,7 @@ def _check_lambd(lambd: float, input: Tensor) -> None:
 # %% ../../nbs/11c_activations.ipynb #be3a6536
 from ..autograd import Function
 
-def _vec_lanes(shape, strides, chunk):
-    "Mask (numpy bool, `shape`) of the elements PyTorch's CPU TensorIterator hands to the vectorized body of a "\
-    "`cpu_kernel_vec` loop: operands' `strides` (in elements, one tuple each) pick the fast dim order and coalescing;"\
-    " each inner row runs `chunk`-wide blocks vectorized and its tail scalar."
-    nd = len(shape)
-    dims = [d for d in reversed(range(nd)) if shape[d] != 1]   # ties: the last dim is fastest
-    def key(d): return tuple(abs(s[d]) if s[d] else math.inf for s in strides)
-    dims.sort(key=key)                                   # fastest first (the first operand with a difference decides)
-    inner = dims[:1]
-    for d in dims[1:]:                                   # coalesce while every operand stays contiguous across the pair
-        p = inner[-1]
-        if all(s[d] == s[p] * shape[p] for s in strides): inner.append(d)
-        else: break
-    mask = np.zeros(shape, bool)
-    if not inner: return mask
-    n = math.prod(shape[d] for d in inner)
-    ok = sum(1 for s in strides if s[inner[0]] == 0) <= 1 and all(s[inner[0]] in (0, 1) for s in strides)
-    if not ok or n < chunk: return mask
-    pos, w = np.zeros(shape, np.int64), 1
-    for d in inner:
-        idx = np.arange(shape[d]).reshape([-1 if i == d else 1 for i in range(nd)])
-        pos = pos + idx * w; w *= shape[d]
-    return np.broadcast_to(pos < n // chunk * chunk, shape).copy()
+from ..backends import _vec_lanes   # (chapter 5: which elements PyTorch's CPU loop vectorizes)
 
 
 # %% ../../nbs/11c_activations.ipynb #38dce21b
