@@ -210,3 +210,11 @@ def test_batch_norm_double_backward():
     torch.testing.assert_close(torch.tensor(gm.detach().numpy()), gt.detach())
     (ht,), (hm,) = torch.autograd.grad(gt.sum(), tx), minitorch.autograd.grad(gm.sum(), mx)
     torch.testing.assert_close(torch.tensor(hm.numpy()), ht)
+
+
+@pytest.mark.parametrize("shape", [(4, 3, 5), (2, 3, 9), (2, 2, 3, 3), (5, 2, 17), (1, 3, 40)])
+@pytest.mark.parametrize("training", [True, False])
+def test_batch_norm_kernel_grads_float32_planes(shape, training):
+    # planes of several values: each sample's plane summed in vectors (the tail fused), dX's `- (x - mean)*k` fused
+    test_batch_norm_kernel_grads("float32", shape, training, True)
+    test_batch_norm_kernel_grads("float32", shape, training, False)
