@@ -218,3 +218,21 @@ def test_batch_norm_kernel_grads_float32_planes(shape, training):
     # planes of several values: each sample's plane summed in vectors (the tail fused), dX's `- (x - mean)*k` fused
     test_batch_norm_kernel_grads("float32", shape, training, True)
     test_batch_norm_kernel_grads("float32", shape, training, False)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape", [(3, 2), (9, 5), (2, 3, 9)])
+@pytest.mark.parametrize("training", [True, False])
+def test_batch_norm_kernel_values(dtype, shape, training):
+    # a contiguous input that will take the gradient replay gets the kernel's bits: x*alpha + beta, fused
+    if training and dtype == "float64" and len(shape) > 2: pytest.skip("double planes keep the tensor ops")
+    rng = np.random.default_rng(len(shape) + training)
+    C = shape[1]
+    x = rng.standard_normal(shape).astype(dtype)
+    w, b, rm = (rng.standard_normal(C).astype(dtype) for _ in range(3))
+    rv = (rng.random(C) + 0.5).astype(dtype)
+    want = torch.nn.functional.batch_norm(torch.tensor(x), torch.tensor(rm), torch.tensor(rv), torch.tensor(w),
+                                          torch.tensor(b), training=training).numpy()
+    got = MF.batch_norm(minitorch.tensor(x, requires_grad=True), minitorch.tensor(rm), minitorch.tensor(rv),
+                        minitorch.tensor(w), minitorch.tensor(b), training=training)
+    np.testing.assert_array_equal(got.detach().numpy(), want)

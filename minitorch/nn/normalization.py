@@ -671,6 +671,21 @@ def _bn_planes(x: np.ndarray, dy: np.ndarray | None, eps: float, mean=None, invs
         else: dx = ((dy * inv).astype(T) * wv).astype(T)
         return dx, (dotp * invstd.astype(np.float64)).astype(T), s.astype(T)
 
+def _bn_values(x: Tensor, w: Tensor | None, b: Tensor | None, rm: Tensor | None, rv: Tensor | None, training: bool,
+               eps: float) -> np.ndarray:
+    "The contiguous kernel's output: alpha = invstd*w, beta = b - mean*alpha, y = x*alpha + beta (both fused)."
+    xs = np.ascontiguousarray(x.detach().numpy())
+    T = xs.dtype.type
+    x3 = xs.reshape(xs.shape[0], xs.shape[1], -1)
+    with np.errstate(all='ignore'):
+        if training: mean, inv = _bn_planes(x3, None, eps) if x3.shape[2] > 1 else _bn_stats(x3[..., 0], eps, True)
+        else:   # (eval: the variance plus eps, and its square root, in the input's own precision)
+            mean, r = rm.detach().numpy().astype(T), rv.detach().numpy().astype(T)
+            inv = (T(1) / np.sqrt((r + T(eps)).astype(T))).astype(T)
+        a = inv if w is None else (inv * w.detach().numpy()).astype(T)
+        be = _fma(-mean, a, np.zeros_like(a) if b is None else b.detach().numpy())
+        return _fma(x3, a[:, None], be[:, None]).reshape(xs.shape)
+
 class _BatchNormGrad(Function):
     """`out` (the tensor-op batch norm above) as it is, with PyTorch's kernel gradient (to the last bit) for the
     input and parameters; with `create_graph` the gradient goes through `out`'s own graph instead."""
@@ -680,7 +695,8 @@ class _BatchNormGrad(Function):
         ctx.save_for_backward(x, w, b)
         ctx.stats = None if training else (rm.detach().numpy().copy(), rv.detach().numpy().copy())
         ctx.contig, ctx.eps = x.is_contiguous(), eps
-        return out
+        if not ctx.contig or (training and x.numel() != x.shape[0] * x.shape[1] and x.dtype is minitorch.float64): return out
+        return minitorch.tensor(_bn_values(x, w, b, rm, rv, training, eps), dtype=x.dtype)   # (the kernel's bits)
     @staticmethod
     def backward(ctx, g):
         need = ctx.needs_input_grad
@@ -713,10 +729,8 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     out = _batch_norm_ops(input, running_mean, running_var, weight, bias, training, momentum, eps)
     if not out.requires_grad or input.dtype not in (minitorch.float32, minitorch.float64): return out
     if (input._device.type != 'cpu' or type(input._data.storage) is not np.ndarray or not 0 < input.numel() <= 1 << 16
-            or input.ndim < 2 or (input.numel() != input.shape[0] * input.shape[1] and
-                                  (not input.is_contiguous() or input.dtype is minitorch.float64))):
-        return out   # (the replay: cpu, numpy storage, up to 65536 elements; planes of several values: contiguous
-                     #  float32; double planes' invstd is not yet replayed to the bit)
+            or input.ndim < 2 or (input.numel() != input.shape[0] * input.shape[1] and not input.is_contiguous())):
+        return out   # (the replay: cpu, numpy storage, up to 65536 elements; planes of several values: contiguous)
     if any(t is not None and (t._device.type != 'cpu' or t.dtype is not input.dtype or tuple(t.shape) != (input.shape[1],))
            for t in (weight, bias)): return out
     if not training and (running_mean is None or running_var is None or running_mean.requires_grad or
