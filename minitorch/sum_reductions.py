@@ -373,13 +373,14 @@ class _VarMeanC(Function):
         dims = _dims(dim, x.ndim)
         ctx.args = (dims, _correction(unbiased, correction), keepdim, dim is None or x.ndim == 0, take_sqrt)
         ctx.save_for_backward(x, v)
+        ctx.set_materialize_grads(False)   # an unused output's gradient stays None (PyTorch: undefined, skipped)
         return v, _mean_parts(x, dim, keepdim)
     @staticmethod
     def backward(ctx, gv, gm):
         x, v = ctx.saved_tensors
         dims, c, keepdim, every, sq = ctx.args
         gx = None
-        if gv is not None and bool((gv != 0).any()):   # an unused var output arrives as zeros (PyTorch: undefined)
+        if gv is not None:   # (a zero gradient still counts: 0 / (2 * NaN) is NaN, as in PyTorch)
             if sq: gv = where(v == 0, 0.0, gv / (2 * v))
             gx = _var_grad(gv, x, dims, c, keepdim, every)
         if gm is not None:

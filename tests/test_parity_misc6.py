@@ -115,3 +115,18 @@ def test_pool3d_integer_tensor_kernel(name, ki, by_kw):
         assert not isinstance(ours, type), ours
         for w, o in zip(want if isinstance(want, tuple) else (want,), ours if isinstance(ours, tuple) else (ours,)):
             torch.testing.assert_close(torch.tensor(o.tolist(), dtype=w.dtype), w)
+
+
+def test_complex_std_mean_zero_gradient_still_counts():
+    "seed 603480: abs'(NaN std) is 0, and torch's std_backward still runs: 0 / (2 * NaN) spreads NaN; an unused output does not."
+    for lib in (torch, minitorch):
+        z = lib.tensor([[complex(float('nan'), 1), 1 + 1j], [2, 3j]], dtype=lib.complex128, requires_grad=True)
+        s, m = lib.std_mean(z, correction=1)
+        s.abs().sum().backward()
+        w = lib.tensor([[1 + 2j, 1 + 1j], [2, 3j]], dtype=lib.complex128, requires_grad=True)
+        s2, m2 = lib.std_mean(w, dim=0)
+        m2.abs().sum().backward()                      # std unused: its gradient is undefined, not zero
+        if lib is torch: want = (z.grad, w.grad)
+        else: got = (z.grad, w.grad)
+    for g, t in zip(got, want):
+        torch.testing.assert_close(torch.tensor(g.tolist(), dtype=torch.complex128), t, equal_nan=True)
