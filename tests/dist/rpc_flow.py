@@ -1,7 +1,7 @@
 """The RPC chapters' message-flow figures: scenes on three workers (`rpc_sync`, `remote` + to_here, a `fork` of an
 RRef to a third worker, a distributed `backward`), every message logged by its sender (`rpc.LOG`). Under the
 launcher, with scene names as arguments, worker0 plays them and prints `SCENE t name`, and every worker prints its
-log as `LOG t src dst kind what` lines. `run(*scenes)` launches that and parses it; `draw` draws one panel per scene."""
+log as `LOG t src dst kind id what` lines. `run(*scenes)` launches that and parses it; `draw` draws one panel per scene."""
 import os
 import subprocess
 import sys
@@ -26,8 +26,11 @@ def run(*scenes: str, timeout: float = 60) -> tuple[list, list]:
                          capture_output=True, text=True, timeout=timeout + 30)
     assert res.returncode == 0, res.stdout[-2000:] + res.stderr[-2000:]
     lines = res.stdout.splitlines()
-    msgs = sorted((float(t), int(s), int(d), k, w) for _, t, s, d, k, w in
-                  (l.split(" ", 5) for l in lines if l.startswith("LOG ")))
+    log = [(float(t), int(s), int(d), k, m, w) for _, t, s, d, k, m, w in
+           (l.split(" ", 6) for l in lines if l.startswith("LOG "))]
+    barrier = {(s, d, m) for _, s, d, k, m, w in log if w == "_barrier_arrive"}   # shutdown's own messages
+    msgs = sorted((t, s, d, k, w) for t, s, d, k, m, w in log
+                  if w != "_barrier_arrive" and not (k == "response" and (d, s, m) in barrier))
     marks = sorted((float(l.split(" ", 2)[1]), l.split(" ", 2)[2]) for l in lines if l.startswith("SCENE "))
     return msgs, marks
 
@@ -76,11 +79,10 @@ def play(scenes: list) -> None:
                 dist_autograd.backward(cid, [y.sum()])
             step(0)
         for t, name in marks: print("SCENE", t, name, flush=True)
-    time.sleep(0.2)
-    log = list(rpc.LOG)
-    rpc.shutdown()
+    rpc.shutdown()   # graceful: waits for every worker (worker0's scenes) and every pending message, such as an
+    log = list(rpc.LOG)   # RRef's deletion (a fixed sleep before reading the log lost them on a loaded machine)
     for t, src, dst, kind, mid, what in log:
-        print("LOG", t, src, dst, ["", "request", "response", "error"][kind], what, flush=True)
+        print("LOG", t, src, dst, ["", "request", "response", "error"][kind], mid, what, flush=True)
 
 
 if __name__ == "__main__":
