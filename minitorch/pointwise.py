@@ -161,11 +161,15 @@ def binary_forward(op: str, a: Any, b: Any, dtype_: dtype | None = None, out_dty
     if dtype_ is None and out_dtype is None and isinstance(a, Tensor) and isinstance(b, Tensor):
         d, dev, ad, bd = a.dtype, a._device, a._data, b._data   # the common case first: one dtype, device, shape
         if d is b.dtype and dev is b._device and ad.shape == bd.shape and d.name not in _LOW16 and op not in _REFUSE:
-            bk, sa = get_backend(dev.type), ad.strides
-            if sa != bd.strides or sa != _contiguous_strides(ad.shape):   # an operand not row-major (rare)
-                r = _run_laid(lambda p, q: bk.zip(op, p, q, d), (ad, bd), (ad, bd))
+            bk, run = get_backend(dev.type), lambda p, q: bk.zip(op, p, q, d)
+            if a._base is not None or b._base is not None:   # a view (transposed, sliced...): in memory order
+                r = _run_laid(run, (ad, bd), (ad, bd))
                 if r is not None: return Tensor._make(r, d, dev)
-            return Tensor._make(bk.zip(op, ad, bd, d), d, dev)
+            r = bk.zip(op, ad, bd, d)
+            s = r.strides
+            if ad.strides != s or bd.strides != s:   # a permuted fresh tensor (rare): again, in memory order
+                r = _run_laid(run, (ad, bd), (ad, bd)) or r
+            return Tensor._make(r, d, dev)
     d = dtype_ or _result_type(a, b)
     if op in _REFUSE: check_kernel(op, d)
     dev = _device_of(a, b)
@@ -200,10 +204,13 @@ def unary_forward(op: str, x: Tensor, out_dtype: dtype | None = None, in_dtype: 
     bk = get_backend(x._device.type)
     xd = x._data if in_dtype is None or in_dtype is x.dtype else bk.copy(x._data, in_dtype)
     od = out_dtype or in_dtype or x.dtype
-    if x._data.strides != _contiguous_strides(x._data.shape):   # laid out as x (not as its cast copy)
-        r = _run_laid(lambda p: bk.map(op, p, od), (xd,), (x._data,))
+    run = lambda p: bk.map(op, p, od)
+    if x._base is not None:   # a view (transposed, sliced...): in x's memory order (not its cast copy's)
+        r = _run_laid(run, (xd,), (x._data,))
         if r is not None: return Tensor._make(r, od, x._device)
-    return Tensor._make(bk.map(op, xd, od), od, x._device)
+    r = bk.map(op, xd, od)
+    if x._data.strides != r.strides: r = _run_laid(run, (xd,), (x._data,)) or r   # a permuted fresh x (rare)
+    return Tensor._make(r, od, x._device)
 
 # %% ../nbs/08_ops.ipynb #37ffe041
 def _float_of(d: dtype) -> dtype:
