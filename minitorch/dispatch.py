@@ -16,7 +16,7 @@ from . import autograd as _ag, autograd_function as _af, dtypes as dt
 from .autograd import _State, _modes_on, Function
 from .tensors import Tensor, ones
 from .ops import _PLAIN_OPERAND, _Number
-from .pointwise import _relaid
+from .pointwise import _relaid, _not_row_major
 from .tensor_data import broadcast_shapes
 from .backends import get_backend, is_contiguous
 
@@ -166,12 +166,7 @@ def make_pointwise_door(name: str, impl: Callable) -> Callable:
         try: s = r._data.strides
         except AttributeError: return r   # (not a tensor: a tuple, a bool)
         if power and args and not isinstance(args[0], T): return _row_major(r)
-        for a in args:   # operands with the result's (row-major) strides, or their tail if broadcast: nothing to do
-            if isinstance(a, T):
-                st = a._data.strides
-                if st != s and st != s[len(s) - len(st):]: break
-        else:
-            if not kwargs: return r
+        if not kwargs and not _not_row_major(s, args): return r   # row-major (or broadcast) operands: done
         return _lay_out(r, args[1::-1] + args[2:] if swap else args, kwargs)
     functools.update_wrapper(door, impl)
     door._op_name, door._overload = name, overload

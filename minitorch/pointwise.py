@@ -109,20 +109,6 @@ def _layout_of(shape: tuple, ops: list, wrapped: bool) -> tuple | None:
     for d in perm: strides[d] = acc; acc *= shape[d]
     return tuple(strides)
 
-def _relaid(d: TensorData, ops: Any, wrapped: bool, bk: Any, od: dtype) -> TensorData:
-    "The fresh result `d` (dtype `od`) laid out as TensorIterator lays out a result of operand data `ops`."
-    if builtins.all(is_contiguous(o) for o in ops) or d.numel <= 1: return d
-    strides = _layout_of(d.shape, [(o.shape, o.strides) for o in ops], wrapped)
-    if strides is None or strides == d.strides: return d
-    slow = sorted(range(len(d.shape)), key=lambda i: -strides[i])   # the new memory order, slowest dim first
-    pd = object.__new__(TensorData)                                   # the result read in that order...
-    pd.storage, pd.offset = d.storage, d.offset
-    pd.shape, pd.strides = tuple(d.shape[i] for i in slow), tuple(d.strides[i] for i in slow)
-    c = bk.copy(pd, od)                                               # ...and written out row-major
-    td = object.__new__(TensorData)
-    td.storage, td.shape, td.strides, td.offset = c.storage, d.shape, strides, c.offset
-    return td
-
 def _in_order(d: TensorData, slow: list) -> TensorData:
     "A view of `d` with its dims reordered to `slow` (same storage, no copy)."
     v = object.__new__(TensorData)
@@ -130,12 +116,12 @@ def _in_order(d: TensorData, slow: list) -> TensorData:
     v.shape, v.strides = tuple(d.shape[i] for i in slow), tuple(d.strides[i] for i in slow)
     return v
 
-def _run_laid(run: Any, ds: tuple, like: tuple) -> TensorData | None:
+def _run_laid(run: Any, ds: tuple, like: Any, wrapped: bool = False) -> TensorData | None:
     "`run(*ds)` (a backend kernel on same-shape data) written straight in the layout TensorIterator gives operands"
     "`like`: the operands are read in that memory order, one pass, no copy after. None when the layout is row-major."
     shape = ds[0].shape
     if ds[0].numel <= 1: return None
-    strides = _layout_of(shape, [(shape, d.strides) for d in like], False)
+    strides = _layout_of(shape, [(o.shape, o.strides) for o in like], wrapped)
     if strides is None: return None
     slow = sorted(range(len(shape)), key=lambda i: -strides[i])   # memory order, slowest dim first
     c = run(*(_in_order(d, slow) for d in ds))
@@ -146,9 +132,14 @@ def _run_laid(run: Any, ds: tuple, like: tuple) -> TensorData | None:
     td.storage, td.shape, td.strides, td.offset = c.storage, shape, tuple(st), c.offset
     return td
 
-def _not_row_major(s: tuple, a: Any, b: Any) -> bool:
-    "Whether a tensor among `a`, `b` is not row-major: neither the result's strides `s` nor their tail (broadcast)."
-    for x in (a, b):
+def _relaid(d: TensorData, ops: Any, wrapped: bool, bk: Any, od: dtype) -> TensorData:
+    "The fresh row-major result `d` (dtype `od`) copied into the layout TensorIterator gives operand data `ops`."
+    if builtins.all(is_contiguous(o) for o in ops): return d
+    return _run_laid(lambda p: bk.copy(p, od), (d,), ops, wrapped) or d
+
+def _not_row_major(s: tuple, xs: Any) -> bool:
+    "Whether a tensor among `xs` is not row-major: neither the result's strides `s` nor their tail (broadcast)."
+    for x in xs:
         if isinstance(x, Tensor):
             st = x._data.strides
             if st != s and st != s[len(s) - len(st):]: return True
@@ -161,14 +152,14 @@ def binary_forward(op: str, a: Any, b: Any, dtype_: dtype | None = None, out_dty
     if dtype_ is None and out_dtype is None and isinstance(a, Tensor) and isinstance(b, Tensor):
         d, dev, ad, bd = a.dtype, a._device, a._data, b._data   # the common case first: one dtype, device, shape
         if d is b.dtype and dev is b._device and ad.shape == bd.shape and d.name not in _LOW16 and op not in _REFUSE:
-            bk, run = get_backend(dev.type), lambda p, q: bk.zip(op, p, q, d)
+            bk = get_backend(dev.type)
             if a._base is not None or b._base is not None:   # a view (transposed, sliced...): in memory order
-                r = _run_laid(run, (ad, bd), (ad, bd))
+                r = _run_laid(lambda p, q: bk.zip(op, p, q, d), (ad, bd), (ad, bd))
                 if r is not None: return Tensor._make(r, d, dev)
             r = bk.zip(op, ad, bd, d)
             s = r.strides
             if ad.strides != s or bd.strides != s:   # a permuted fresh tensor (rare): again, in memory order
-                r = _run_laid(run, (ad, bd), (ad, bd)) or r
+                r = _run_laid(lambda p, q: bk.zip(op, p, q, d), (ad, bd), (ad, bd)) or r
             return Tensor._make(r, d, dev)
     d = dtype_ or _result_type(a, b)
     if op in _REFUSE: check_kernel(op, d)
@@ -186,7 +177,7 @@ def binary_forward(op: str, a: Any, b: Any, dtype_: dtype | None = None, out_dty
     r = bk.zip(op, ad, bd, od)
     s = r.strides   # (the operands as given: `ad`, `bd` may be cast or broadcast copies)
     if ((isinstance(a, Tensor) and a._data.strides != s or isinstance(b, Tensor) and b._data.strides != s)
-            and _not_row_major(s, a, b) and (op != 'pow' or isinstance(a, Tensor))):   # (PyTorch's `2 ** x`: row-major)
+            and _not_row_major(s, (a, b)) and (op != 'pow' or isinstance(a, Tensor))):   # (PyTorch's `2 ** x`: row-major)
         r = _relaid(r, [x._data for x in (a, b) if isinstance(x, Tensor)], not (isinstance(a, Tensor) and
                     isinstance(b, Tensor)), bk, od)
     return Tensor._make(r, od, dev)
@@ -204,12 +195,12 @@ def unary_forward(op: str, x: Tensor, out_dtype: dtype | None = None, in_dtype: 
     bk = get_backend(x._device.type)
     xd = x._data if in_dtype is None or in_dtype is x.dtype else bk.copy(x._data, in_dtype)
     od = out_dtype or in_dtype or x.dtype
-    run = lambda p: bk.map(op, p, od)
     if x._base is not None:   # a view (transposed, sliced...): in x's memory order (not its cast copy's)
-        r = _run_laid(run, (xd,), (x._data,))
+        r = _run_laid(lambda p: bk.map(op, p, od), (xd,), (x._data,))
         if r is not None: return Tensor._make(r, od, x._device)
     r = bk.map(op, xd, od)
-    if x._data.strides != r.strides: r = _run_laid(run, (xd,), (x._data,)) or r   # a permuted fresh x (rare)
+    if x._data.strides != r.strides:   # a permuted fresh x (rare)
+        r = _run_laid(lambda p: bk.map(op, p, od), (xd,), (x._data,)) or r
     return Tensor._make(r, od, x._device)
 
 # %% ../nbs/08_ops.ipynb #37ffe041
