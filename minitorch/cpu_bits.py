@@ -22,37 +22,14 @@ def _vector_bytes() -> int:
 
 _CPU_VECTOR_BYTES = _vector_bytes()
 
-def _simd_block(itemsize: int, vectors: int = 2) -> int:
-    "Elements a PyTorch vector loop handles per step (most unroll two vectors); a shorter contiguous tail runs scalar code."
-    return vectors * _CPU_VECTOR_BYTES // itemsize
-
 def _vector_read(v: np.ndarray, k: int) -> Any:
     "The first `k` elements as PyTorch's vector loop reads them: a contiguous run, or one value (stride 0); else None."
     if v.flags.c_contiguous: return v.reshape(-1)[:k]
     return v.flat[0] if not any(v.strides) else None
 
-def _cmul_plain(x: Any, y: Any) -> np.ndarray:
-    "PyTorch's vector complex product: (ac - bd) + (ad + bc)i, each product and sum rounded (no fused multiply-add)."
-    out = np.empty(np.broadcast_shapes(np.shape(x), np.shape(y)), np.result_type(x, y))
-    with np.errstate(all='ignore'):
-        out.real = x.real * y.real - x.imag * y.imag
-        out.imag = x.real * y.imag + x.imag * y.real
-    return out
-
-def _cmul(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    "PyTorch's complex product: its vector loop rounds each step of (ac - bd) + (ad + bc)i, its scalar tail fuses (as numpy)."
-    out = np.multiply(x, y)
-    b = _simd_block(out.itemsize, 1)                      # (measured: its complex `*` steps one vector at a time)
-    k = out.size // b * b
-    if k == 0: return out
-    r, x, y = out, np.asarray(x), np.asarray(y)
-    if not r.flags.c_contiguous and r.ndim == x.ndim == y.ndim:   # a permuted layout: PyTorch's loop runs in memory order
-        order = np.argsort([-s for s in r.strides], kind='stable')
-        r, x, y = r.transpose(order), x.transpose(order), y.transpose(order)
-    xs, ys = _vector_read(x, k), _vector_read(y, k)
-    if xs is None or ys is None or not r.flags.c_contiguous: return out     # strided: PyTorch's scalar loop, as numpy's
-    r.reshape(-1)[:k] = _cmul_plain(xs, ys)
-    return out
+def _simd_block(itemsize: int, vectors: int = 2) -> int:
+    "Elements a PyTorch vector loop handles per step (most unroll two vectors); a shorter contiguous tail runs scalar code."
+    return vectors * _CPU_VECTOR_BYTES // itemsize
 
 # %% ../nbs/05a_cpu_bits.ipynb #fac45273
 def _vec_lanes(shape: tuple, strides: list, chunk: int) -> np.ndarray:
@@ -79,11 +56,38 @@ def _vec_lanes(shape: tuple, strides: list, chunk: int) -> np.ndarray:
         pos = pos + idx * w; w *= shape[d]
     return np.broadcast_to(pos < n // chunk * chunk, shape).copy()
 
+def _cmul_plain(x: Any, y: Any) -> np.ndarray:
+    "PyTorch's vector complex product: (ac - bd) + (ad + bc)i, each product and sum rounded (no fused multiply-add)."
+    out = np.empty(np.broadcast_shapes(np.shape(x), np.shape(y)), np.result_type(x, y))
+    with np.errstate(all='ignore'):
+        out.real = x.real * y.real - x.imag * y.imag
+        out.imag = x.real * y.imag + x.imag * y.real
+    return out
+
+def _cmul(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    "PyTorch's complex product: its vector lanes round each step of (ac - bd) + (ad + bc)i, its scalar code fuses (as numpy)."
+    out = np.multiply(x, y)
+    b = _simd_block(out.itemsize, 1)                      # (measured: its complex `*` steps one vector at a time)
+    if out.size < b: return out
+    x, y = np.broadcast_to(x, out.shape), np.broadcast_to(y, out.shape)
+    k = out.size // b * b
+    xs, ys = _vector_read(x, k), _vector_read(y, k)
+    if out.flags.c_contiguous and xs is not None and ys is not None:   # one contiguous run: its first k elements
+        out.reshape(-1)[:k] = _cmul_plain(xs, ys)
+        return out
+    lanes = _vec_lanes(out.shape, [tuple(s // out.itemsize for s in v.strides) for v in (out, x, y)], b)
+    if lanes.any(): out[lanes] = _cmul_plain(x[lanes], y[lanes])
+    return out
+
 def _cneg(x: np.ndarray) -> np.ndarray:
     "PyTorch's complex negation: 0 - z in its vector lanes (a zero part becomes +0), -z in its scalar code."
     out = np.negative(x)
     b = _simd_block(x.itemsize, 1)   # (measured: one vector a step, as its complex `*`)
     if x.size < b: return out
+    if x.flags.c_contiguous:         # one contiguous run: its first k elements
+        k = x.size // b * b
+        np.subtract(x.dtype.type(0), x.reshape(-1)[:k], out=out.reshape(-1)[:k])
+        return out
     lanes = _vec_lanes(x.shape, [tuple(s // x.itemsize for s in v.strides) for v in (out, x)], b)
     np.subtract(x.dtype.type(0), x, out=out, where=lanes)
     return out

@@ -276,3 +276,16 @@ def test_complex_neg_zero_parts_like_torch(n, dtype):
     for f in (lambda x: -x, lambda x: x.neg(), lambda x: x.reshape(1, n).expand(3, n).neg(), lambda x: x[::2].neg()):
         assert f(z).imag.signbit().tolist() == f(t).imag.signbit().tolist()
     assert (-z).rsqrt().imag.signbit().tolist() == (-t).rsqrt().imag.signbit().tolist()
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+@pytest.mark.parametrize("view", ["rows", "step", "T", "whole"])
+def test_complex_mul_vector_lanes_per_inner_row(dtype, view):
+    "The complex product's vector lanes are chosen per TensorIterator inner row (`_vec_lanes`): sliced rows vectorize too."
+    g = np.random.default_rng(5)
+    f = {"rows": lambda a: a[:, :10], "step": lambda a: a[::2], "T": lambda a: a.T, "whole": lambda a: a}[view]
+    for _ in range(10):
+        A, B = [(g.standard_normal((5, 12)) + 1j * g.standard_normal((5, 12))).astype(dtype) for _ in range(2)]
+        got = (f(mt.tensor(A)) * f(mt.tensor(B))).numpy()
+        want = (f(torch.from_numpy(A)) * f(torch.from_numpy(B))).numpy()
+        assert _same(got, want).all()
