@@ -95,7 +95,7 @@ def _cneg(x: np.ndarray) -> np.ndarray:
 # %% ../nbs/05a_cpu_bits.ipynb #cd1f0a02
 import os
 from llvmlite import ir
-from numba import njit, types
+from numba import njit, types, vectorize
 from numba.extending import intrinsic
 
 @intrinsic
@@ -104,6 +104,11 @@ def _fma(typingctx, x, y, z):
     if not (isinstance(x, types.Float) and x == y == z): return None
     def codegen(context, builder, signature, args): return builder.fma(*args)
     return x(x, y, z), codegen
+
+@vectorize(['float32(float32, float32, float32)', 'float64(float64, float64, float64)'], cache=True)
+def _fma_ufunc(x, y, z):
+    "`_fma` as a numpy ufunc (broadcasting, elementwise): the kernel replays of chapter 11da use it."
+    return _fma(x, y, z)
 
 @njit(cache=True, error_model='numpy')   # (numpy's error model: x/0 is inf, not ZeroDivisionError)
 def _smith(x, y, fused, one, out):

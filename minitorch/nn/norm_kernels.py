@@ -9,6 +9,7 @@ import os
 from typing import Any
 
 import numpy as np
+from ..cpu_bits import _fma_ufunc
 
 import minitorch
 from ..tensors import Tensor
@@ -20,16 +21,9 @@ __all__ = []
 
 # %% ../../nbs/11da_norm_kernels.ipynb #a8982593
 def _fma(a: Any, b: Any, c: Any) -> np.ndarray:
-    "a*b + c rounded once, elementwise: float32 through float64 (exact product), float64 through error-free sums."
-    a, b, c = np.broadcast_arrays(*map(np.asarray, (a, b, c)))
-    with np.errstate(all='ignore'):
-        if a.dtype == np.float32: return (a.astype(np.float64) * b + c).astype(np.float32)
-        p, s = a * b, 134217729.0                          # Dekker: p + e == a*b exactly (Veltkamp's split)
-        ah = a * s - (a * s - a); bh = b * s - (b * s - b); al, bl = a - ah, b - bh
-        e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
-        r = p + c; z = r - p; t = (p - (r - z)) + (c - z)  # Knuth: r + t == p + c exactly
-        out = r + (t + e)
-        return np.where(np.isfinite(out) & np.isfinite(e), out, p + c)
+    "a*b + c rounded once, elementwise, in a's dtype: LLVM's fused multiply-add (chapter 5a's `_fma_ufunc`)."
+    a = np.asarray(a)
+    return _fma_ufunc(a, np.asarray(b, a.dtype), np.asarray(c, a.dtype))
 
 def _add_moments(st: list, m0a: int, m1a: np.ndarray, m2a: np.ndarray) -> None:
     "ATen's AddMomentsVec: merge a count/mean/M2 triple into `st` (the compiled kernel fuses none of it)."
