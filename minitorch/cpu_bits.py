@@ -160,10 +160,11 @@ def _inner_run(shape: tuple, strides: list) -> tuple[list, int, int]:
 _GRAIN_SIZE = 32768   # at::internal::GRAIN_SIZE: TensorIterator splits longer loops among its threads
 @functools.cache
 def _torch_threads() -> int:
-    "PyTorch's default number of threads: $OMP_NUM_THREADS, else the physical cores (psutil: imported only when asked)."
+    "PyTorch's default number of threads: $OMP_NUM_THREADS, else the physical cores (psutil, imported only when asked;"\
+    " without it, the cores this process may use)."
     if os.environ.get('OMP_NUM_THREADS', '').isdigit(): return max(int(os.environ['OMP_NUM_THREADS']), 1)
     try: import psutil
-    except ImportError: return 1
+    except ImportError: return len(os.sched_getaffinity(0)) if hasattr(os, 'sched_getaffinity') else os.cpu_count() or 1
     return psutil.cpu_count(logical=False) or 1
 
 def _unfused(shape: tuple, strides: list) -> np.ndarray:

@@ -9,7 +9,7 @@ import os
 from typing import Any
 
 import numpy as np
-from ..cpu_bits import _fma_ufunc
+from ..cpu_bits import _fma_ufunc, _torch_threads
 
 import minitorch
 from ..tensors import Tensor
@@ -244,10 +244,7 @@ class _GroupNormGrad(Function):
                 None, None, None)
 
 # %% ../../nbs/11da_norm_kernels.ipynb #0436e139
-def _bn_threads() -> int:
-    "How many threads PyTorch's CPU kernels split work over here (its default: OMP_NUM_THREADS, else the usable cores)."
-    env = os.environ.get('OMP_NUM_THREADS', '')
-    return int(env) if env.isdigit() and int(env) > 0 else len(os.sched_getaffinity(0))
+_bn_threads = _torch_threads   # how many threads PyTorch splits the rows over: its default (chapter 5a)
 
 def _bn_parts(N: int) -> list:
     "at::parallel_for's split of N rows (grain 1) over the threads: equal chunks, the last one short."
