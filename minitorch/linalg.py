@@ -154,9 +154,10 @@ def _cplx(re: np.ndarray, im: np.ndarray) -> np.ndarray:
     return out
 
 def _fma_sum(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    "float32 x @ y as chains of fused multiply-adds over k (each exact in float64, then one rounding)."
+    "float32 x @ y as chains of fused multiply-adds over k (chapter 5a's once-rounded `_fma_ufunc`)."
+    from minitorch.cpu_bits import _fma_ufunc
     acc = np.zeros(x.shape[:-1] + y.shape[-1:], np.float32)
-    for j in range(x.shape[-1]): acc = (x[..., :, j, None].astype(np.float64) * y[..., None, j, :] + acc).astype(np.float32)
+    for j in range(x.shape[-1]): acc = _fma_ufunc(x[..., :, j, None], y[..., None, j, :], acc)
     return acc
 
 def _mm_torch(x: np.ndarray, y: np.ndarray) -> np.ndarray:
